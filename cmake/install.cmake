@@ -1,0 +1,23 @@
+# Install: header, shared and static libraries, the CLI, the worker, a CMake package (find_package(mkb)
+# gives mkb::mkb and mkb::mkb_static) and a pkg-config file (mkb.pc, mkb-static.pc).
+include(CMakePackageConfigHelpers)
+
+install(FILES include/mkb.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS mkb mkb_static EXPORT mkb_targets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS mkb_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS mkb_worker RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR})
+
+set(mkb_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/mkb)
+install(EXPORT mkb_targets NAMESPACE mkb:: FILE mkbTargets.cmake DESTINATION ${mkb_cmake_dir})
+configure_package_config_file(cmake/mkbConfig.cmake.in ${PROJECT_BINARY_DIR}/mkbConfig.cmake
+  INSTALL_DESTINATION ${mkb_cmake_dir})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/mkbConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/mkbConfig.cmake ${PROJECT_BINARY_DIR}/mkbConfigVersion.cmake
+  DESTINATION ${mkb_cmake_dir})
+
+configure_file(cmake/mkb.pc.in ${PROJECT_BINARY_DIR}/mkb.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/mkb.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

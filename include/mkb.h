@@ -1,0 +1,359 @@
+/*
+ * mkb.h: the public C interface of libmkb, MetaKernelBench as an embeddable library.
+ *
+ * This header is the specification. A function or type that is not declared here is not part of the
+ * interface. The header compiles as C99 and as C++; it needs only <stddef.h> and <stdint.h>.
+ *
+ * Concepts
+ *   session  One benchmark run: a suite of problems, a pair of DSLs, budgets, a ledger. It plans four
+ *            arms per problem and replicate and hands them out as tasks.
+ *   task     One attempt by one agent: a problem in one DSL, in one arm (solo or skill-conditioned).
+ *            The agent submits kernels (each evaluated and answered with a report), keeps a skill text
+ *            up to date in solo arms, and declares the attempt final.
+ *   report   The evaluation of one submission: verdict, feedback text, times, speedup, full JSON.
+ *
+ * Conventions
+ *   - Every function that can fail returns an mkb_status. Values are pinned forever: MKB_OK is 0,
+ *     informational outcomes are positive, errors are negative.
+ *   - Error text is kept on the handle the call was made on and read with mkb_session_errmsg() or
+ *     mkb_task_errmsg(). It is never thread-local. It stays valid until the next call on that handle.
+ *   - A returned `const char *` is borrowed: it belongs to the handle named in its documentation and
+ *     stays valid as long as that documentation says. A returned `char *` is owned by the caller and
+ *     released with mkb_free(). Handles are released with their own function; each accepts NULL.
+ *   - No function throws, aborts or prints on error. Strings are UTF-8 and NUL-terminated unless a
+ *     size is passed with them.
+ *   - Option structs begin with their own size (struct_size). Fields past the caller's struct_size
+ *     take their defaults, so a program built against an older header keeps working.
+ *
+ * Threads
+ *   A session may be used from any number of threads at once. A task or a report may be used from any
+ *   thread, but not from two at once. Calls on different tasks of one session may run concurrently.
+ */
+#ifndef MKB_H
+#define MKB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Version                                                                                        */
+/* ---------------------------------------------------------------------------------------------- */
+
+#define MKB_VERSION_MAJOR 0
+#define MKB_VERSION_MINOR 1
+#define MKB_VERSION_PATCH 0
+#define MKB_VERSION_STRING "0.1.0"
+#define MKB_VERSION_NUMBER (MKB_VERSION_MAJOR * 10000 + MKB_VERSION_MINOR * 100 + MKB_VERSION_PATCH)
+
+/* The ABI version equals the shared library's SOVERSION (libmkb.so.1). It changes only when a
+ * change to this header would break a program built against the previous one. */
+#define MKB_ABI_VERSION 1
+
+#if defined(MKB_BUILDING_LIBRARY) && defined(__GNUC__)
+#define MKB_API __attribute__((visibility("default")))
+#else
+#define MKB_API
+#endif
+
+#ifdef __cplusplus
+#define MKB_NOEXCEPT noexcept
+extern "C" {
+#else
+#define MKB_NOEXCEPT
+#endif
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Status codes (values pinned)                                                                   */
+/* ---------------------------------------------------------------------------------------------- */
+
+typedef int32_t mkb_status;
+
+enum mkb_status_code {
+  MKB_OK = 0,
+  MKB_NOT_READY = 1,              /* mkb_next_task: nothing ready yet; more will come */
+  MKB_DONE = 2,                   /* mkb_next_task: every task has been handed out */
+
+  MKB_ERR_INVALID_ARGUMENT = -1,  /* a NULL where a value is required, a bad enum value, ... */
+  MKB_ERR_CONFIG = -2,            /* an option or configuration value is wrong; the text names it */
+  MKB_ERR_NOT_FOUND = -3,         /* a problem, DSL or file that does not exist */
+  MKB_ERR_STATE = -4,             /* the call is not valid now (the task has ended, ...) */
+  MKB_ERR_BUDGET = -5,            /* the task's budget is spent; nothing was evaluated */
+  MKB_ERR_IO = -6,                /* reading or writing a file failed */
+  MKB_ERR_LEDGER = -7,            /* the ledger cannot be used (not a ledger, or newer format) */
+  MKB_ERR_WORKER = -8,            /* infrastructure: a GPU worker could not start or answer */
+  MKB_ERR_NO_MEMORY = -9,         /* host memory exhausted */
+  MKB_ERR_UNSUPPORTED = -10,      /* not supported by this build or this version yet */
+  MKB_ERR_VERSION = -11,          /* struct_size or ABI version not understood */
+  MKB_ERR_SPEC = -12,             /* a problem spec in the suite is malformed; the text says where */
+  MKB_ERR_INTERNAL = -13          /* a bug in libmkb; the text says what was caught */
+};
+
+/* A static, never-NULL name for a status ("MKB_ERR_CONFIG"), "MKB_UNKNOWN_STATUS" if unknown. */
+MKB_API const char *mkb_status_name(mkb_status status) MKB_NOEXCEPT;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Library                                                                                        */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* The library's version as "MAJOR.MINOR.PATCH" (static string), as a number, and its ABI version.
+ * Compare mkb_abi_version() with MKB_ABI_VERSION to detect a mismatched shared library. */
+MKB_API const char *mkb_version(void) MKB_NOEXCEPT;
+MKB_API uint32_t mkb_version_number(void) MKB_NOEXCEPT;
+MKB_API uint32_t mkb_abi_version(void) MKB_NOEXCEPT;
+
+/* Releases a `char *` handed out by this library. NULL is a no-op. Never pass it anything else,
+ * and never release library memory with free(). */
+MKB_API void mkb_free(void *pointer) MKB_NOEXCEPT;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Verdicts and arms (values pinned)                                                              */
+/* ---------------------------------------------------------------------------------------------- */
+
+enum mkb_verdict {
+  MKB_VERDICT_PASSED = 0,         /* correct on every draw, and timed */
+  MKB_VERDICT_REFUSED = 1,        /* never entered evaluation; not counted against the budget:
+                                     too large, unparsable launch plan, infrastructure failure */
+  MKB_VERDICT_COMPILE_ERROR = 2,  /* the compiler rejected the code; the log is in the report */
+  MKB_VERDICT_LAUNCH_ERROR = 3,   /* the plan does not fit the compiled code or the device: missing
+                                     entry, wrong parameter list, launch shape over a limit */
+  MKB_VERDICT_WRONG_ANSWER = 4,   /* an output differs from the anchor beyond the allowance, is NaN,
+                                     was left unwritten, or has the wrong shape */
+  MKB_VERDICT_OUT_OF_BOUNDS = 5,  /* wrote into a guard region past the end of a buffer */
+  MKB_VERDICT_INPUT_MODIFIED = 6, /* changed an input the problem does not declare writable */
+  MKB_VERDICT_FAULT = 7,          /* illegal address, misaligned access, trap, illegal instruction */
+  MKB_VERDICT_TIMEOUT = 8,        /* a launch or the evaluation ran past its deadline */
+  MKB_VERDICT_OUT_OF_MEMORY = 9,  /* the plan's scratch or the launch exhausted device memory */
+  MKB_VERDICT_CRASHED = 10,       /* the GPU worker died while running the submission */
+  MKB_VERDICT_INCONSISTENT = 11,  /* correct at first, wrong when re-verified during timing */
+  MKB_VERDICT_COMPILED = 12       /* compile-only session (no GPU): compiled and checked, not run */
+};
+
+/* A static, never-NULL name for a verdict ("wrong_answer"), "unknown" if unknown. */
+MKB_API const char *mkb_verdict_name(int32_t verdict) MKB_NOEXCEPT;
+
+enum mkb_arm {
+  MKB_ARM_SOLO_A = 0,             /* the first DSL of the pair, no help */
+  MKB_ARM_SOLO_B = 1,             /* the second DSL, no help */
+  MKB_ARM_A2B_SKILL = 2,          /* second DSL, with the skill written in SOLO_A */
+  MKB_ARM_B2A_SKILL = 3           /* first DSL, with the skill written in SOLO_B */
+};
+
+/* A static, never-NULL name for an arm ("solo_a", "a2b_skill", ...), "unknown" if unknown. */
+MKB_API const char *mkb_arm_name(int32_t arm) MKB_NOEXCEPT;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Session                                                                                        */
+/* ---------------------------------------------------------------------------------------------- */
+
+typedef struct mkb_session mkb_session;
+typedef struct mkb_task mkb_task;
+typedef struct mkb_report mkb_report;
+
+/* mkb_open_options.flags */
+#define MKB_OPEN_COMPILE_ONLY 0x1u /* never run kernels: compile and check plans only (no GPU) */
+#define MKB_OPEN_RERUN_STALE 0x2u  /* rerun ledger records whose problem, DSL or contract changed */
+
+typedef struct mkb_open_options {
+  size_t struct_size;            /* sizeof(mkb_open_options) as the caller compiled it */
+
+  /* Suite and variants. Strings are copied during mkb_open(); NULL selects the default. */
+  const char *suite_path;        /* folder holding <family>/<problem>/spec.json; NULL: built-in */
+  const char *dsl_a;             /* first DSL of the pair; NULL: "cute-dsl" */
+  const char *dsl_b;             /* second DSL; NULL: "tirx" */
+  const char *problems;          /* comma-separated problem ids or shell globs; NULL: all */
+  const char *families;          /* comma-separated family names; NULL: all */
+  uint32_t replicates;           /* 0: 1 */
+
+  /* Budget of every attempt, equal for all arms. 0 selects the original benchmark's value. */
+  uint32_t budget_seconds;       /* wall clock from the task's hand-out; 0: 2400 */
+  uint32_t budget_submissions;   /* submissions that enter evaluation; 0: 10 */
+  uint32_t budget_source_bytes;  /* largest accepted kernel source; 0: 300000 */
+  uint32_t skill_max_bytes;      /* largest accepted skill text; 0: 65536 */
+
+  /* Recording. */
+  const char *model;             /* label of the agent's model, recorded and scored; NULL: "unknown" */
+  const char *ledger_path;       /* append-only ledger; created if missing, resumed if present.
+                                    NULL: nothing is persisted */
+
+  /* Execution. */
+  const char *gpus;              /* comma-separated device ordinals; NULL: every visible GPU */
+  uint64_t seed;                 /* planning and shuffling seed; 0: from the OS. Input draws are
+                                    always from the OS, never from this seed */
+  uint32_t flags;                /* MKB_OPEN_* */
+  const char *worker_path;       /* the mkb-worker executable; NULL: MKB_WORKER, then next to the
+                                    library (../libexec, ../bin, same folder) */
+  const char *cache_dir;         /* compile cache; NULL: MKB_CACHE_DIR, then
+                                    $XDG_CACHE_HOME/mkb, then ~/.cache/mkb */
+  const char *python;            /* interpreter for Python DSL frontends; NULL: MKB_PYTHON, then
+                                    "python3" */
+} mkb_open_options;
+
+/* Fills *options with the defaults (every field zero or NULL) and sets struct_size.
+ * struct_size must be the caller's sizeof(mkb_open_options).
+ * Errors: MKB_ERR_INVALID_ARGUMENT if options is NULL; MKB_ERR_VERSION if struct_size is smaller
+ * than the first version of the struct. */
+MKB_API mkb_status mkb_open_options_init(mkb_open_options *options, size_t struct_size) MKB_NOEXCEPT;
+
+/* Opens a session. options may be NULL for all defaults.
+ * On success *session_out is a new session. On failure other than MKB_ERR_INVALID_ARGUMENT and
+ * MKB_ERR_NO_MEMORY, *session_out is still set, to a session that can only report the error through
+ * mkb_session_errmsg() and be closed; the caller must mkb_close() it either way.
+ * Opening a ledger resumes it: finished attempts are kept, interrupted ones are planned again.
+ * Errors: MKB_ERR_CONFIG (the text names the field and what was expected), MKB_ERR_VERSION,
+ * MKB_ERR_NOT_FOUND (suite, problem or DSL), MKB_ERR_SPEC, MKB_ERR_IO, MKB_ERR_LEDGER.
+ * Thread rules: none; the new session is independent of every other. */
+MKB_API mkb_status mkb_open(const mkb_open_options *options, mkb_session **session_out) MKB_NOEXCEPT;
+
+/* Closes a session: waits for evaluations in flight, stops its workers, syncs and closes the ledger.
+ * Tasks not yet released are released first, unfinished ones without a final evaluation (they are
+ * planned again when the ledger is resumed). Reports stay valid after the close. NULL is a no-op.
+ * No other call may use the session, or a task of it, during or after mkb_close(). */
+MKB_API void mkb_close(mkb_session *session) MKB_NOEXCEPT;
+
+/* The text of the last error on this session, "" if none. Borrowed from the session: valid until
+ * the next call on the session from the same thread, or its close. NULL session: a static text. */
+MKB_API const char *mkb_session_errmsg(const mkb_session *session) MKB_NOEXCEPT;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Tasks                                                                                          */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Hands out up to `capacity` ready tasks. Solo tasks are ready at once; a skill task becomes ready
+ * when its source solo ends. The task's wall clock starts when it is handed out.
+ * If none is ready, waits up to wait_ms milliseconds for one (0: do not wait).
+ * Returns MKB_OK with *count_out >= 1 tasks written to tasks_out, each owned by the caller and
+ * released with mkb_task_release(); MKB_NOT_READY with *count_out = 0 when none became ready in time
+ * but some will; MKB_DONE with *count_out = 0 when every task has been handed out.
+ * Errors: MKB_ERR_INVALID_ARGUMENT (NULL pointers, capacity 0), MKB_ERR_LEDGER.
+ * Thread rules: safe to call from many threads at once; each task is handed out exactly once. */
+MKB_API mkb_status mkb_next_task(mkb_session *session, uint32_t wait_ms, mkb_task **tasks_out,
+                                 size_t capacity, size_t *count_out) MKB_NOEXCEPT;
+
+/* Task fields. Strings are borrowed from the task and valid until mkb_task_release().
+ *   id            "<problem>/<dsl>/<arm>/r<replicate>", unique in the session
+ *   problem       problem id;  family: its family;  dsl: the DSL this attempt must use
+ *   instruction   everything the agent is told: the problem's reference and invariants, the DSL's
+ *                 submission format, the contract, the budget, and what a skill should contain
+ *   source_skill  skill arms: the source solo's skill with a header saying where it comes from;
+ *                 solo arms: NULL
+ *   json          all of the above and the budget as one JSON object
+ * A NULL task yields NULL (strings), -1 (arm) or 0 (replicate). */
+MKB_API const char *mkb_task_id(const mkb_task *task) MKB_NOEXCEPT;
+MKB_API const char *mkb_task_problem(const mkb_task *task) MKB_NOEXCEPT;
+MKB_API const char *mkb_task_family(const mkb_task *task) MKB_NOEXCEPT;
+MKB_API const char *mkb_task_dsl(const mkb_task *task) MKB_NOEXCEPT;
+MKB_API int32_t mkb_task_arm(const mkb_task *task) MKB_NOEXCEPT;
+MKB_API uint32_t mkb_task_replicate(const mkb_task *task) MKB_NOEXCEPT;
+MKB_API const char *mkb_task_instruction(const mkb_task *task) MKB_NOEXCEPT;
+MKB_API const char *mkb_task_source_skill(const mkb_task *task) MKB_NOEXCEPT;
+MKB_API const char *mkb_task_json(const mkb_task *task) MKB_NOEXCEPT;
+
+/* The text of the last error on this task, "" if none. Borrowed: valid until the next call on the
+ * task or its release. NULL task: a static text. */
+MKB_API const char *mkb_task_errmsg(const mkb_task *task) MKB_NOEXCEPT;
+
+/* Submits a kernel for feedback. `source` holds `size` bytes in the task's DSL submission format
+ * (docs/SUBMISSION.md); it is copied. Blocks while the kernel is compiled, verified and timed.
+ * On MKB_OK *report_out is a new report owned by the caller (mkb_report_free()). A submission that
+ * never enters evaluation (too large, unparsable plan, infrastructure failure) still returns MKB_OK,
+ * with verdict MKB_VERDICT_REFUSED, an explanation, and no submission consumed.
+ * Errors: MKB_ERR_BUDGET when no submission or no time is left (nothing is evaluated; finalize the
+ * task); MKB_ERR_STATE if the task has ended; MKB_ERR_INVALID_ARGUMENT. */
+MKB_API mkb_status mkb_submit_attempt(mkb_task *task, const char *source, size_t size,
+                                      mkb_report **report_out) MKB_NOEXCEPT;
+
+/* Replaces the task's skill text with `size` bytes of `text` (copied; size 0 clears it). Solo arms
+ * only. The text present when the solo ends is what its skill arm receives, whether or not the solo
+ * passed; an empty skill makes that skill arm "skipped", recorded and scored as its base.
+ * Errors: MKB_ERR_STATE (a skill arm, or the task has ended), MKB_ERR_CONFIG (over skill_max_bytes;
+ * the previous text is kept), MKB_ERR_INVALID_ARGUMENT. */
+MKB_API mkb_status mkb_submit_skill(mkb_task *task, const char *text, size_t size) MKB_NOEXCEPT;
+
+/* Adds agent-reported usage to the task's record (summed over calls). Values must be finite and
+ * non-negative. Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_STATE (the task has ended). */
+MKB_API mkb_status mkb_task_add_usage(mkb_task *task, uint64_t input_tokens, uint64_t output_tokens,
+                                      double cost_usd) MKB_NOEXCEPT;
+
+/* Declares the attempt final: the latest submitted kernel is evaluated once more on fresh draws, and
+ * that evaluation is the attempt's record. Ends the task (a solo's skill is frozen and its skill arm
+ * becomes ready). If the deadline passed, the library has already ended the task the same way and
+ * this returns that record. With no kernel ever submitted the record is a failure with no kernel.
+ * On MKB_OK *report_out (may be NULL if not wanted) is a new report owned by the caller.
+ * Errors: MKB_ERR_STATE if already finalized (the final report is returned again on MKB_OK only the
+ * first time), MKB_ERR_WORKER if the final evaluation could not run (the task stays open; retry). */
+MKB_API mkb_status mkb_finalize(mkb_task *task, mkb_report **report_out) MKB_NOEXCEPT;
+
+/* Releases the task handle. An unfinished task is finalized first (as by mkb_finalize()). NULL is a
+ * no-op. Borrowed strings of the task become invalid. */
+MKB_API void mkb_task_release(mkb_task *task) MKB_NOEXCEPT;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Reports                                                                                        */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Report fields. A report is immutable; strings are borrowed from it until mkb_report_free().
+ *   verdict            an mkb_verdict value
+ *   counted            1 if the submission consumed one of the budget's submissions, else 0
+ *   final              1 for the final evaluation of an attempt, else 0
+ *   time_us            median device time of the whole launch plan in microseconds; NaN if untimed
+ *   baseline_us        median of the problem's unfused baseline, timed in the same evaluation
+ *   speedup            baseline_us / time_us; NaN if untimed
+ *   submissions_left   submissions left in the task's budget after this one
+ *   seconds_left       wall-clock seconds left in the task's budget
+ *   message            feedback for the agent: verdict, first mismatch or error, times and spread
+ *   json               every detail (per-draw seeds, spread, clocks, compile log) as one JSON object
+ * A NULL report yields -1 (verdict), 0, NaN or NULL. */
+MKB_API int32_t mkb_report_verdict(const mkb_report *report) MKB_NOEXCEPT;
+MKB_API int32_t mkb_report_counted(const mkb_report *report) MKB_NOEXCEPT;
+MKB_API int32_t mkb_report_final(const mkb_report *report) MKB_NOEXCEPT;
+MKB_API double mkb_report_time_us(const mkb_report *report) MKB_NOEXCEPT;
+MKB_API double mkb_report_baseline_us(const mkb_report *report) MKB_NOEXCEPT;
+MKB_API double mkb_report_speedup(const mkb_report *report) MKB_NOEXCEPT;
+MKB_API uint32_t mkb_report_submissions_left(const mkb_report *report) MKB_NOEXCEPT;
+MKB_API double mkb_report_seconds_left(const mkb_report *report) MKB_NOEXCEPT;
+MKB_API const char *mkb_report_message(const mkb_report *report) MKB_NOEXCEPT;
+MKB_API const char *mkb_report_json(const mkb_report *report) MKB_NOEXCEPT;
+
+/* Releases a report. NULL is a no-op. */
+MKB_API void mkb_report_free(mkb_report *report) MKB_NOEXCEPT;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Evaluation outside the protocol                                                                */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Evaluates one kernel for `problem` in `dsl` exactly as a submission would be, but outside any task:
+ * no budget, nothing recorded. For tools and tests; a benchmark run must not offer it to its agents.
+ * On MKB_OK *report_out is a new report owned by the caller (a refused kernel is MKB_OK too).
+ * Errors: MKB_ERR_NOT_FOUND (problem or DSL), MKB_ERR_WORKER, MKB_ERR_INVALID_ARGUMENT.
+ * Thread rules: safe to call concurrently with any session call. */
+MKB_API mkb_status mkb_evaluate(mkb_session *session, const char *problem, const char *dsl,
+                                const char *source, size_t size, mkb_report **report_out) MKB_NOEXCEPT;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Scores                                                                                         */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* mkb_score() formats */
+#define MKB_SCORE_JSON 0u  /* one JSON object (docs/SCORING.md gives every field) */
+#define MKB_SCORE_TABLE 1u /* a readable table */
+
+/* Scores every finished attempt of the session's ledger (and of this session if it has no ledger):
+ * for each model and direction, R@t, S, lift by family and source verdict, help and harm rates,
+ * paired lift, tiers, coverage and bootstrap confidence intervals (docs/SCORING.md).
+ * On MKB_OK *text_out is a new NUL-terminated text owned by the caller (mkb_free()).
+ * Errors: MKB_ERR_INVALID_ARGUMENT (unknown format), MKB_ERR_LEDGER.
+ * Thread rules: safe to call while tasks run; it scores what has finished. */
+MKB_API mkb_status mkb_score(mkb_session *session, uint32_t format, char **text_out) MKB_NOEXCEPT;
+
+/* Scores ledger files without opening a session. paths holds `count` file names.
+ * On MKB_OK *text_out is owned by the caller (mkb_free()). On failure, if error_out is not NULL,
+ * *error_out receives an owned error text (mkb_free()) naming the file and what is wrong.
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_IO, MKB_ERR_LEDGER. Thread rules: none. */
+MKB_API mkb_status mkb_score_ledgers(const char *const *paths, size_t count, uint32_t format,
+                                     char **text_out, char **error_out) MKB_NOEXCEPT;
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* MKB_H */

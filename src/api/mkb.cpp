@@ -1,0 +1,230 @@
+// The C ABI (include/mkb.h). Every exported function is noexcept: it runs its body inside
+// api_boundary(), the one place where exceptions become a status and a message on the handle.
+#include "mkb.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+#include <string>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/names.hpp"
+#include "eval/report.hpp"
+#include "protocol/session.hpp"
+
+// ---- Handles ----------------------------------------------------------------------------------------
+
+// Error text kept on a handle, one slot per calling thread, so that concurrent callers of one session
+// each read their own last error.
+class error_slot {
+public:
+  void set(std::string text) {
+    std::lock_guard lock(mutex_);
+    texts_[std::this_thread::get_id()] = std::move(text);
+  }
+  const char *get() const {
+    std::lock_guard lock(mutex_);
+    auto it = texts_.find(std::this_thread::get_id());
+    return it == texts_.end() ? "" : it->second.c_str();
+  }
+  void clear() {
+    std::lock_guard lock(mutex_);
+    texts_.erase(std::this_thread::get_id());
+  }
+
+private:
+  mutable std::mutex mutex_;
+  std::map<std::thread::id, std::string> texts_;
+};
+
+struct mkb_session {
+  error_slot errors;
+  std::unique_ptr<mkb::session> impl; // null when mkb_open failed
+};
+
+struct mkb_task {
+  error_slot errors;
+};
+
+struct mkb_report {
+  mkb::evaluation_report report;
+};
+
+namespace {
+
+// Runs `body`, mapping every exception to a status and storing its text in `errors` (if any).
+template <typename Body>
+mkb_status api_boundary(error_slot *errors, Body &&body) noexcept {
+  try {
+    if (errors) errors->clear();
+    return body();
+  } catch (const mkb::error &e) {
+    if (errors) errors->set(e.what());
+    return e.status();
+  } catch (const std::bad_alloc &) {
+    if (errors) errors->set("out of host memory");
+    return MKB_ERR_NO_MEMORY;
+  } catch (const std::exception &e) {
+    if (errors) errors->set(std::string("internal error: ") + e.what());
+    return MKB_ERR_INTERNAL;
+  } catch (...) {
+    if (errors) errors->set("internal error: unknown exception");
+    return MKB_ERR_INTERNAL;
+  }
+}
+
+char *owned_copy(const std::string &text) {
+  char *out = static_cast<char *>(std::malloc(text.size() + 1));
+  if (!out) throw std::bad_alloc();
+  std::memcpy(out, text.c_str(), text.size() + 1);
+  return out;
+}
+
+mkb_status not_yet(error_slot *errors, const char *what) {
+  if (errors) errors->set(std::string(what) + " is not supported by this version of libmkb yet");
+  return MKB_ERR_UNSUPPORTED;
+}
+
+} // namespace
+
+// ---- Library ----------------------------------------------------------------------------------------
+
+extern "C" {
+
+const char *mkb_status_name(mkb_status status) noexcept { return mkb::status_name(status); }
+const char *mkb_verdict_name(int32_t verdict) noexcept { return mkb::verdict_name(verdict); }
+const char *mkb_arm_name(int32_t arm) noexcept { return mkb::arm_name(arm); }
+const char *mkb_version(void) noexcept { return MKB_VERSION_STRING; }
+uint32_t mkb_version_number(void) noexcept { return MKB_VERSION_NUMBER; }
+uint32_t mkb_abi_version(void) noexcept { return MKB_ABI_VERSION; }
+void mkb_free(void *pointer) noexcept { std::free(pointer); }
+
+// ---- Session ----------------------------------------------------------------------------------------
+
+mkb_status mkb_open_options_init(mkb_open_options *options, size_t struct_size) noexcept {
+  if (!options) return MKB_ERR_INVALID_ARGUMENT;
+  if (struct_size < offsetof(mkb_open_options, python) + sizeof(options->python)) return MKB_ERR_VERSION;
+  // Only the caller's part of the struct is written: it may be an older, smaller version.
+  std::memset(options, 0, std::min(struct_size, sizeof(mkb_open_options)));
+  options->struct_size = struct_size;
+  return MKB_OK;
+}
+
+mkb_status mkb_open(const mkb_open_options *options, mkb_session **session_out) noexcept {
+  if (!session_out) return MKB_ERR_INVALID_ARGUMENT;
+  *session_out = nullptr;
+  mkb_session *s = new (std::nothrow) mkb_session;
+  if (!s) return MKB_ERR_NO_MEMORY;
+  *session_out = s;
+  return api_boundary(&s->errors, [&] {
+    s->impl = std::make_unique<mkb::session>(mkb::config_from_options(options));
+    return MKB_OK;
+  });
+}
+
+void mkb_close(mkb_session *session) noexcept {
+  if (!session) return;
+  try {
+    session->impl.reset();
+  } catch (...) {
+    // Closing must not fail; what could not be released is released by the process exit.
+  }
+  delete session;
+}
+
+const char *mkb_session_errmsg(const mkb_session *session) noexcept {
+  if (!session) return "no session (NULL handle)";
+  return session->errors.get();
+}
+
+// ---- Tasks (the four-arm protocol) -----------------------------------------------------------------
+
+mkb_status mkb_next_task(mkb_session *session, uint32_t, mkb_task **, size_t, size_t *count_out) noexcept {
+  if (count_out) *count_out = 0;
+  return not_yet(session ? &session->errors : nullptr, "mkb_next_task");
+}
+
+const char *mkb_task_id(const mkb_task *) noexcept { return nullptr; }
+const char *mkb_task_problem(const mkb_task *) noexcept { return nullptr; }
+const char *mkb_task_family(const mkb_task *) noexcept { return nullptr; }
+const char *mkb_task_dsl(const mkb_task *) noexcept { return nullptr; }
+int32_t mkb_task_arm(const mkb_task *) noexcept { return -1; }
+uint32_t mkb_task_replicate(const mkb_task *) noexcept { return 0; }
+const char *mkb_task_instruction(const mkb_task *) noexcept { return nullptr; }
+const char *mkb_task_source_skill(const mkb_task *) noexcept { return nullptr; }
+const char *mkb_task_json(const mkb_task *) noexcept { return nullptr; }
+const char *mkb_task_errmsg(const mkb_task *task) noexcept { return task ? task->errors.get() : "no task (NULL handle)"; }
+
+mkb_status mkb_submit_attempt(mkb_task *task, const char *, size_t, mkb_report **report_out) noexcept {
+  if (report_out) *report_out = nullptr;
+  return not_yet(task ? &task->errors : nullptr, "mkb_submit_attempt");
+}
+
+mkb_status mkb_submit_skill(mkb_task *task, const char *, size_t) noexcept {
+  return not_yet(task ? &task->errors : nullptr, "mkb_submit_skill");
+}
+
+mkb_status mkb_task_add_usage(mkb_task *task, uint64_t, uint64_t, double) noexcept {
+  return not_yet(task ? &task->errors : nullptr, "mkb_task_add_usage");
+}
+
+mkb_status mkb_finalize(mkb_task *task, mkb_report **report_out) noexcept {
+  if (report_out) *report_out = nullptr;
+  return not_yet(task ? &task->errors : nullptr, "mkb_finalize");
+}
+
+void mkb_task_release(mkb_task *task) noexcept { delete task; }
+
+// ---- Reports ----------------------------------------------------------------------------------------
+
+int32_t mkb_report_verdict(const mkb_report *r) noexcept { return r ? r->report.verdict : -1; }
+int32_t mkb_report_counted(const mkb_report *r) noexcept { return r && r->report.counted ? 1 : 0; }
+int32_t mkb_report_final(const mkb_report *r) noexcept { return r && r->report.final ? 1 : 0; }
+double mkb_report_time_us(const mkb_report *r) noexcept { return r ? r->report.time_us : NAN; }
+double mkb_report_baseline_us(const mkb_report *r) noexcept { return r ? r->report.baseline_us : NAN; }
+double mkb_report_speedup(const mkb_report *r) noexcept { return r ? r->report.speedup : NAN; }
+uint32_t mkb_report_submissions_left(const mkb_report *r) noexcept { return r ? r->report.submissions_left : 0; }
+double mkb_report_seconds_left(const mkb_report *r) noexcept { return r ? r->report.seconds_left : NAN; }
+const char *mkb_report_message(const mkb_report *r) noexcept { return r ? r->report.message.c_str() : nullptr; }
+const char *mkb_report_json(const mkb_report *r) noexcept { return r ? r->report.json.c_str() : nullptr; }
+void mkb_report_free(mkb_report *r) noexcept { delete r; }
+
+// ---- Evaluation outside the protocol ---------------------------------------------------------------
+
+mkb_status mkb_evaluate(mkb_session *session, const char *problem, const char *dsl, const char *source, size_t size,
+                        mkb_report **report_out) noexcept {
+  if (report_out) *report_out = nullptr;
+  if (!session || !problem || !dsl || (!source && size) || !report_out) return MKB_ERR_INVALID_ARGUMENT;
+  return api_boundary(&session->errors, [&] {
+    if (!session->impl) mkb::fail(MKB_ERR_STATE, "the session failed to open");
+    auto report = std::make_unique<mkb_report>();
+    report->report = session->impl->evaluate(problem, dsl, std::string_view(source ? source : "", size));
+    *report_out = report.release();
+    return MKB_OK;
+  });
+}
+
+// ---- Scores -----------------------------------------------------------------------------------------
+
+mkb_status mkb_score(mkb_session *session, uint32_t, char **text_out) noexcept {
+  if (text_out) *text_out = nullptr;
+  return not_yet(session ? &session->errors : nullptr, "mkb_score");
+}
+
+mkb_status mkb_score_ledgers(const char *const *, size_t, uint32_t, char **text_out, char **error_out) noexcept {
+  if (text_out) *text_out = nullptr;
+  if (error_out) {
+    try {
+      *error_out = owned_copy("mkb_score_ledgers is not supported by this version of libmkb yet");
+    } catch (...) {
+      *error_out = nullptr;
+    }
+  }
+  return MKB_ERR_UNSUPPORTED;
+}
+
+} // extern "C"

@@ -1,0 +1,28 @@
+// File and path helpers. Writes that others may read concurrently go through write_file_atomic.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mkb {
+
+// Reads a whole file; throws mkb::error(MKB_ERR_IO) naming the path and the reason.
+std::string read_file(const std::filesystem::path &path);
+std::optional<std::string> try_read_file(const std::filesystem::path &path);
+
+// Writes to a temporary file in the same folder, syncs it and renames it over `path`: readers see
+// the old content or the new, never a mix. Creates the folder if needed.
+void write_file_atomic(const std::filesystem::path &path, std::string_view data);
+
+// The value of an environment variable, or nullopt when unset or empty.
+std::optional<std::string> environment(const char *name);
+
+// The compile cache folder: $MKB_CACHE_DIR, $XDG_CACHE_HOME/mkb, ~/.cache/mkb, /tmp/mkb-cache.
+std::filesystem::path default_cache_dir();
+
+// The folder holding the binary (shared library or executable) that contains libmkb's code.
+std::filesystem::path own_binary_dir();
+
+} // namespace mkb

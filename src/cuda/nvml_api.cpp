@@ -1,0 +1,78 @@
+#include "cuda/nvml_api.hpp"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace mkb {
+
+namespace {
+
+// NVML's stable C ABI (nvml.h is not part of the CUDA toolkit packages).
+using nvml_return = int;
+using nvml_handle = void *;
+constexpr nvml_return nvml_success = 0;
+constexpr int nvml_clock_sm = 1, nvml_clock_mem = 2, nvml_temperature_gpu = 0;
+
+struct nvml_functions {
+  nvml_return (*init)() = nullptr;
+  nvml_return (*by_uuid)(const char *, nvml_handle *) = nullptr;
+  nvml_return (*clock)(nvml_handle, int, unsigned *) = nullptr;
+  nvml_return (*temperature)(nvml_handle, int, unsigned *) = nullptr;
+  nvml_return (*reasons)(nvml_handle, unsigned long long *) = nullptr;
+};
+
+const nvml_functions *functions() {
+  static std::once_flag once;
+  static nvml_functions f;
+  static bool ok = false;
+  std::call_once(once, [] {
+    void *library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library) return;
+    f.init = reinterpret_cast<decltype(f.init)>(dlsym(library, "nvmlInit_v2"));
+    f.by_uuid = reinterpret_cast<decltype(f.by_uuid)>(dlsym(library, "nvmlDeviceGetHandleByUUID"));
+    f.clock = reinterpret_cast<decltype(f.clock)>(dlsym(library, "nvmlDeviceGetClockInfo"));
+    f.temperature = reinterpret_cast<decltype(f.temperature)>(dlsym(library, "nvmlDeviceGetTemperature"));
+    f.reasons = reinterpret_cast<decltype(f.reasons)>(dlsym(library, "nvmlDeviceGetCurrentClocksEventReasons"));
+    if (!f.reasons)
+      f.reasons = reinterpret_cast<decltype(f.reasons)>(dlsym(library, "nvmlDeviceGetCurrentClocksThrottleReasons"));
+    ok = f.init && f.by_uuid && f.clock && f.init() == nvml_success;
+  });
+  return ok ? &f : nullptr;
+}
+
+} // namespace
+
+std::optional<nvml_device> nvml_device::open(const std::string &uuid) {
+  const nvml_functions *f = functions();
+  if (!f) return std::nullopt;
+  nvml_device d;
+  if (f->by_uuid(uuid.c_str(), &d.handle_) != nvml_success) return std::nullopt;
+  return d;
+}
+
+std::optional<gpu_clocks> nvml_device::read() const {
+  const nvml_functions *f = functions();
+  if (!f || !handle_) return std::nullopt;
+  gpu_clocks c;
+  if (f->clock(handle_, nvml_clock_sm, &c.sm_mhz) != nvml_success) return std::nullopt;
+  f->clock(handle_, nvml_clock_mem, &c.memory_mhz);
+  if (f->temperature) f->temperature(handle_, nvml_temperature_gpu, &c.temperature_c);
+  unsigned long long reasons = 0;
+  if (f->reasons && f->reasons(handle_, &reasons) == nvml_success) c.throttle_reasons = reasons;
+  return c;
+}
+
+std::string describe_throttle_reasons(uint64_t reasons) {
+  static constexpr std::pair<uint64_t, const char *> names[] = {
+      {0x1, "gpu_idle"},          {0x2, "applications_clocks"}, {0x4, "sw_power_cap"},
+      {0x8, "hw_slowdown"},       {0x10, "sync_boost"},         {0x20, "sw_thermal"},
+      {0x40, "hw_thermal"},       {0x80, "hw_power_brake"},     {0x100, "display_clocks"},
+  };
+  std::string out;
+  for (const auto &[bit, name] : names)
+    if (reasons & bit) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out.empty() ? "none" : out;
+}
+
+} // namespace mkb

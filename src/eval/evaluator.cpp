@@ -1,0 +1,131 @@
+#include "eval/evaluator.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/random.hpp"
+#include "spec/problem.hpp"
+
+namespace mkb {
+
+namespace {
+
+constexpr int crash_retries = 1;
+
+evaluation_report refused(const problem &p, const dsl &d, std::string_view source, std::string detail, bool counted = false) {
+  evaluation_report r;
+  r.verdict = MKB_VERDICT_REFUSED;
+  r.counted = counted;
+  r.problem_id = p.id;
+  r.dsl = d.name();
+  r.source_bytes = source.size();
+  r.source_hash = xxh3_128(source).hex();
+  r.detail = std::move(detail);
+  r.result.verdict = r.verdict;
+  r.result.detail = r.detail;
+  finish_report(r, p);
+  return r;
+}
+
+} // namespace
+
+evaluator::evaluator(worker_pool &workers, evaluation_settings settings) : workers_(workers), settings_(std::move(settings)) {}
+
+const evaluator::prepared_problem &evaluator::problem_code(const problem &p) {
+  std::lock_guard lock(mutex_);
+  auto it = prepared_.find(p.id);
+  if (it != prepared_.end()) return it->second;
+  const dsl *cuda = find_dsl("cuda");
+  prepared_problem own;
+  try {
+    own.baseline = cuda->prepare(p.baseline_source, p, plan_role::baseline);
+    own.anchor = cuda->prepare(p.anchor_source, p, plan_role::anchor);
+  } catch (const submission_error &e) {
+    fail(MKB_ERR_SPEC, "problem '{}': {}", p.id, e.what());
+  }
+  own.baseline.module.name = p.folder + "/baseline.cu";
+  own.anchor.module.name = p.folder + "/anchor.cu";
+  return prepared_.emplace(p.id, std::move(own)).first->second;
+}
+
+std::vector<uint8_t> evaluator::build_request(const problem &p, const prepared_submission &submission,
+                                              const prepared_problem &own, uint64_t id, uint64_t seed) const {
+  flatbuffers::FlatBufferBuilder b(1 << 16);
+  wire::problem_instance instance = wire::instance_of(p);
+  auto problem_offset = wire::encode(b, instance);
+  auto sub = wire::encode(b, plan_role::submission, submission.module, submission.plan);
+  auto base = wire::encode(b, plan_role::baseline, own.baseline.module, own.baseline.plan);
+  auto anchor = wire::encode(b, plan_role::anchor, own.anchor.module, own.anchor.plan);
+  auto settings = wire::CreateEvaluateSettings(
+      b, settings_.correctness_draws, settings_.warmup_draws, settings_.timed_draws, settings_.max_timed_draws,
+      settings_.reverify_draws, settings_.target_rel_spread, true, settings_.compile_only,
+      static_cast<int>(settings_.launch_timeout.count()), b.CreateString(settings_.cache_dir), b.CreateString(""));
+  auto body = wire::CreateEvaluate(b, problem_offset, sub, base, anchor, settings, seed);
+  return wire::finish_request(b, id, body);
+}
+
+evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::string_view source) {
+  if (source.empty()) return refused(p, d, source, "the submission is empty");
+  if (source.size() > settings_.max_source_bytes)
+    return refused(p, d, source, fmt::format("the submission is {} bytes; the limit is {}", source.size(), settings_.max_source_bytes));
+  prepared_submission submission;
+  try {
+    submission = d.prepare(source, p, plan_role::submission);
+  } catch (const submission_error &e) {
+    return refused(p, d, source, e.what());
+  }
+  const prepared_problem &own = problem_code(p);
+
+  evaluation_report r;
+  r.problem_id = p.id;
+  r.dsl = d.name();
+  r.source_bytes = source.size();
+  r.source_hash = xxh3_128(source).hex();
+  auto budget = [this](const std::string &stage) {
+    return stage == "" || stage == "compile" ? settings_.compile_timeout : settings_.stage_timeout;
+  };
+  for (int attempt = 0;; ++attempt) {
+    worker_pool::lease worker = workers_.acquire();
+    std::vector<uint8_t> request = build_request(p, submission, own, worker->next_id(), os_random_u64());
+    worker_reply reply;
+    try {
+      reply = worker->request(request, budget);
+    } catch (const error &e) {
+      return refused(p, d, source, fmt::format("infrastructure failure: {}", e.what()));
+    }
+    if (reply.status == worker_reply::timed_out) {
+      bool compiling = reply.last_stage.empty() || reply.last_stage == "compile";
+      r.verdict = compiling ? MKB_VERDICT_COMPILE_ERROR : MKB_VERDICT_TIMEOUT;
+      r.detail = compiling ? fmt::format("compilation took longer than {} s", settings_.compile_timeout.count() / 1000)
+                           : fmt::format("the evaluation did not finish within {} s in stage '{}'; the worker was stopped",
+                                         settings_.stage_timeout.count() / 1000, reply.last_stage);
+      r.result.stage = reply.last_stage;
+      break;
+    }
+    if (reply.status == worker_reply::died) {
+      if (attempt < crash_retries) continue; // once more on a fresh worker: it may not be the submission's doing
+      r.verdict = MKB_VERDICT_CRASHED;
+      r.detail = fmt::format("the GPU worker {} while in stage '{}', twice", reply.how_it_ended, reply.last_stage);
+      r.result.stage = reply.last_stage;
+      break;
+    }
+    const wire::Response *response = reply.response();
+    if (response->body_type() == wire::ResponseBody::Failure)
+      return refused(p, d, source, "infrastructure failure: " + response->body_as_Failure()->message()->str());
+    if (response->body_type() != wire::ResponseBody::EvaluateResult)
+      return refused(p, d, source, "infrastructure failure: the worker answered with the wrong message");
+    r.result = wire::decode(*response->body_as_EvaluateResult());
+    r.verdict = r.result.verdict;
+    r.detail = r.result.detail;
+    r.counted = !r.result.infrastructure_error;
+    if (r.result.worker_must_exit) worker->stop();
+    break;
+  }
+  r.result.verdict = r.verdict;
+  if (r.result.detail.empty()) r.result.detail = r.detail;
+  finish_report(r, p);
+  return r;
+}
+
+} // namespace mkb

@@ -1,0 +1,53 @@
+// Evaluates one submission for one problem in one DSL: refuses what cannot enter evaluation
+// (oversized, empty, unparsable), prepares code and plan through the DSL's frontend, runs the
+// worker under stage deadlines, and turns what comes back into a report.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "dsl/dsl.hpp"
+#include "eval/report.hpp"
+#include "eval/worker_pool.hpp"
+
+namespace mkb {
+
+struct evaluation_settings {
+  int correctness_draws = 5;
+  int warmup_draws = 10;
+  int timed_draws = 50;
+  int max_timed_draws = 200;
+  int reverify_draws = 3;
+  double target_rel_spread = 0.005;
+  std::chrono::milliseconds launch_timeout{10000};    // one wait on the GPU
+  std::chrono::milliseconds compile_timeout{120000};  // NVRTC on every module
+  std::chrono::milliseconds stage_timeout{600000};    // any other stage, backstop for the worker
+  bool compile_only = false;
+  std::string cache_dir;
+  uint64_t max_source_bytes = 300000;
+};
+
+class evaluator {
+public:
+  evaluator(worker_pool &workers, evaluation_settings settings);
+
+  evaluation_report evaluate(const problem &p, const dsl &d, std::string_view source);
+  const evaluation_settings &settings() const { return settings_; }
+
+private:
+  struct prepared_problem {
+    prepared_submission baseline, anchor;
+  };
+  const prepared_problem &problem_code(const problem &p);
+  std::vector<uint8_t> build_request(const problem &p, const prepared_submission &submission, const prepared_problem &own,
+                                     uint64_t id, uint64_t seed) const;
+
+  worker_pool &workers_;
+  evaluation_settings settings_;
+  std::mutex mutex_;
+  std::map<std::string, prepared_problem> prepared_;
+};
+
+} // namespace mkb

@@ -1,0 +1,134 @@
+#include "eval/report.hpp"
+
+#include <fmt/format.h>
+
+#include "core/json_writer.hpp"
+#include "cuda/device_peaks.hpp"
+#include "cuda/nvml_api.hpp"
+#include "core/names.hpp"
+#include "mkb.h"
+#include "spec/problem.hpp"
+
+namespace mkb {
+
+namespace {
+
+std::string format_us(double us) {
+  if (!std::isfinite(us)) return "-";
+  if (us >= 10000) return fmt::format("{:.2f} ms", us / 1000);
+  return fmt::format("{:.2f} us", us);
+}
+
+std::string spread_line(const char *label, const wire::timing_stats &t) {
+  return fmt::format("  {:<10} median {:>10}  min {:>10}  IQR {} .. {}  CV {:.2f}%  ({} draws)\n", label,
+                     format_us(t.median_us), format_us(t.min_us), format_us(t.q1_us), format_us(t.q3_us), 100 * t.cv,
+                     t.samples);
+}
+
+void write_timing(json_writer &j, const char *name, const wire::timing_stats &t) {
+  j.key(name).begin_object();
+  j.field("samples", t.samples).field("median_us", t.median_us).field("min_us", t.min_us).field("max_us", t.max_us);
+  j.field("q1_us", t.q1_us).field("q3_us", t.q3_us).field("mean_us", t.mean_us).field("cv", t.cv);
+  j.key("times_us").begin_array();
+  for (float v : t.times_us) j.value(static_cast<double>(v));
+  j.end_array().end_object();
+}
+
+std::string render_message(const evaluation_report &r) {
+  const wire::evaluation_result &e = r.result;
+  std::string m;
+  std::string verdict = verdict_name(r.verdict);
+  for (char &c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (r.verdict == MKB_VERDICT_PASSED) {
+    m += fmt::format("{}: correct on every draw; {:.3f}x the baseline's speed ({} vs {})\n", verdict, r.speedup,
+                     format_us(r.time_us), format_us(r.baseline_us));
+    m += spread_line("submission", e.submission_time);
+    m += spread_line("baseline", e.baseline_time);
+    if (std::isfinite(r.fraction_of_light))
+      m += fmt::format("  speed-of-light {} ({}): the submission runs at {:.1f}% of it\n", format_us(r.speed_of_light_us),
+                       r.light_bound, 100 * r.fraction_of_light);
+    if (e.clocks.available)
+      m += fmt::format("  SM clock {} MHz before timing, {} MHz after; throttling: {}\n", e.clocks.sm_mhz_before,
+                       e.clocks.sm_mhz_after, describe_throttle_reasons(e.clocks.throttle_reasons));
+    else
+      m += "  SM clock: not available (no NVML)\n";
+  } else {
+    m += fmt::format("{}{}: {}\n", verdict, r.counted ? "" : " (not counted against the budget)", r.detail);
+  }
+  if (r.verdict == MKB_VERDICT_COMPILE_ERROR) return m; // the log is already in the detail
+  for (const wire::compile_info &c : e.compiles)
+    if (c.role == "submission" && !c.log.empty()) m += "compiler warnings:\n" + c.log + "\n";
+  return m;
+}
+
+} // namespace
+
+void finish_report(evaluation_report &r, const problem &p) {
+  const wire::evaluation_result &e = r.result;
+  if (r.verdict == MKB_VERDICT_PASSED && e.submission_time.samples > 0) {
+    r.time_us = e.submission_time.median_us;
+    r.baseline_us = e.baseline_time.samples > 0 ? e.baseline_time.median_us : NAN;
+    r.speedup = r.baseline_us / r.time_us;
+    const wire::device_info &d = e.device;
+    device_peaks peaks = peaks_for(d.name, d.major, d.minor, d.sm_count, d.sm_clock_khz, d.memory_clock_khz,
+                                   d.memory_bus_bits, p.compute);
+    double memory_us = peaks.bytes_per_second > 0 ? 1e6 * p.bytes / peaks.bytes_per_second : 0;
+    double compute_us = peaks.flops_per_second > 0 ? 1e6 * p.flops / peaks.flops_per_second : 0;
+    r.speed_of_light_us = std::max(memory_us, compute_us);
+    if (r.speed_of_light_us > 0) {
+      r.fraction_of_light = r.speed_of_light_us / r.time_us;
+      r.light_bound = fmt::format("{}-bound, {}", memory_us >= compute_us ? "memory" : "compute", peaks.source);
+    }
+  }
+  r.message = render_message(r);
+
+  json_writer j;
+  j.begin_object();
+  j.field("verdict", verdict_name(r.verdict)).field("counted", r.counted).field("final", r.final);
+  j.field("problem", r.problem_id).field("dsl", r.dsl).field("source_hash", r.source_hash).field("source_bytes", r.source_bytes);
+  j.field("detail", r.detail).field("stage", e.stage);
+  j.field("time_us", r.time_us).field("baseline_us", r.baseline_us).field("speedup", r.speedup);
+  j.field("speed_of_light_us", r.speed_of_light_us).field("fraction_of_speed_of_light", r.fraction_of_light);
+  j.field("speed_of_light_bound", r.light_bound);
+  j.field("submissions_left", r.submissions_left).field("seconds_left", r.seconds_left);
+  write_timing(j, "submission_time", e.submission_time);
+  write_timing(j, "baseline_time", e.baseline_time);
+  j.key("checks").begin_array();
+  for (const wire::output_check &c : e.checks)
+    j.begin_object().field("output", c.name).field("max_error", c.max_error).field("allowance", c.allowance)
+        .field("reference_error", c.reference_error).field("anchor_max", c.anchor_max).field("passed", c.passed).end_object();
+  j.end_array();
+  if (e.mismatch.present) {
+    const wire::mismatch_info &m = e.mismatch;
+    j.key("first_mismatch").begin_object().field("output", m.output).field("draw", m.draw).field("timed_draw", m.timed_draw);
+    j.field("kind", m.kind).field("flat_index", m.flat_index).key("coords").begin_array();
+    for (int64_t c : m.coords) j.value(c);
+    j.end_array().field("value", m.value).field("anchor", m.anchor).field("allowance", m.allowance).field("excess", m.excess);
+    j.end_object();
+  }
+  j.field("seed", e.seed).key("draw_seeds").begin_array();
+  for (uint64_t s : e.draw_seeds) j.value(s);
+  j.end_array().key("reverified_timed_draws").begin_array();
+  for (int d : e.reverified) j.value(d);
+  j.end_array();
+  j.key("clocks").begin_object().field("available", e.clocks.available).field("sm_mhz_before", e.clocks.sm_mhz_before);
+  j.field("sm_mhz_after", e.clocks.sm_mhz_after).field("memory_mhz", e.clocks.memory_mhz);
+  j.field("temperature_c", e.clocks.temperature_c).field("throttle_reasons", describe_throttle_reasons(e.clocks.throttle_reasons));
+  j.end_object();
+  const wire::phase_times &ph = e.phases;
+  j.key("phases_ms").begin_object().field("compile", ph.compile_ms).field("load", ph.load_ms);
+  j.field("correctness", ph.correctness_ms).field("timing", ph.timing_ms).field("total", ph.total_ms);
+  j.field("gpu_busy", ph.gpu_busy_ms).end_object();
+  j.key("compiles").begin_array();
+  for (const wire::compile_info &c : e.compiles)
+    j.begin_object().field("role", c.role).field("cache_hit", c.cache_hit).field("ms", c.milliseconds).field("log", c.log).end_object();
+  j.end_array();
+  j.key("device").begin_object().field("name", e.device.name).field("uuid", e.device.uuid);
+  j.field("compute_capability", fmt::format("{}.{}", e.device.major, e.device.minor)).field("sm_count", e.device.sm_count);
+  j.field("l2_bytes", e.device.l2_bytes).field("memory_bytes", e.device.memory_bytes).end_object();
+  j.field("message", r.message);
+  j.end_object();
+  r.json = j.take();
+}
+
+} // namespace mkb

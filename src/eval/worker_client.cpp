@@ -1,0 +1,108 @@
+#include "eval/worker_client.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "wire/channel.hpp"
+
+namespace mkb {
+
+std::string find_worker_executable(const std::string &configured) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> candidates;
+  if (!configured.empty()) candidates.push_back(configured);
+  else if (auto env = environment("MKB_WORKER")) candidates.push_back(*env);
+  else {
+    fs::path here = own_binary_dir();
+    candidates = {here / ".." / "libexec" / "mkb-worker", here / ".." / "bin" / "mkb-worker", here / "mkb-worker"};
+  }
+  std::string tried;
+  for (const fs::path &c : candidates) {
+    if (::access(c.c_str(), X_OK) == 0) return fs::weakly_canonical(c).string();
+    tried += (tried.empty() ? "" : ", ") + c.string();
+  }
+  fail(MKB_ERR_WORKER, "cannot find the mkb-worker executable (tried {}); set MKB_WORKER or worker_path", tried);
+}
+
+worker_client::worker_client(std::string executable, int device) : executable_(std::move(executable)), device_(device) {}
+
+void worker_client::ensure_started() {
+  if (child_.running()) {
+    if (!child_.try_reap()) return; // still running
+  }
+  if (started_once_) ++restarts_;
+  child_ = child_process::spawn(executable_, {"--device", std::to_string(device_)});
+  started_once_ = true;
+}
+
+void worker_client::stop() { child_.kill(); }
+
+worker_reply worker_client::request(const std::vector<uint8_t> &frame, const stage_budget &budget) {
+  ensure_started();
+  worker_reply reply;
+  auto until = std::chrono::steady_clock::now() + budget("");
+  try {
+    wire::send_frame(child_.socket(), frame);
+  } catch (const error &) {
+    // The worker died since its last answer: start a new one and try once more.
+    child_.kill();
+    ensure_started();
+    wire::send_frame(child_.socket(), frame);
+  }
+  for (;;) {
+    wire::receive_status status = wire::receive_frame(child_.socket(), reply.frame, until);
+    if (status == wire::receive_status::timed_out) {
+      reply.status = worker_reply::timed_out;
+      reply.how_it_ended = child_.kill();
+      return reply;
+    }
+    if (status == wire::receive_status::closed) {
+      reply.status = worker_reply::died;
+      // Give the process a moment to be reaped so its exit status can be reported.
+      for (int i = 0; i < 100; ++i) {
+        if (auto ended = child_.try_reap()) {
+          reply.how_it_ended = *ended;
+          return reply;
+        }
+        usleep(10000);
+      }
+      reply.how_it_ended = child_.kill();
+      return reply;
+    }
+    if (!wire::verified_root<wire::Response>(reply.frame)) {
+      reply.status = worker_reply::died;
+      reply.how_it_ended = "sent a malformed message and was stopped (" + child_.kill() + ")";
+      return reply;
+    }
+    const wire::Response *response = reply.response();
+    if (response->body_type() == wire::ResponseBody::Progress) {
+      reply.last_stage = response->body_as_Progress()->stage()->str();
+      until = std::chrono::steady_clock::now() + budget(reply.last_stage);
+      continue;
+    }
+    return reply;
+  }
+}
+
+worker_status worker_client::ping(std::chrono::milliseconds deadline) {
+  flatbuffers::FlatBufferBuilder b;
+  worker_reply reply = request(wire::finish_request(b, next_id(), wire::CreatePing(b)), deadline);
+  if (reply.status != worker_reply::answered || reply.response()->body_type() != wire::ResponseBody::Pong)
+    fail(MKB_ERR_WORKER, "the worker '{}' did not answer a ping ({})", executable_,
+         reply.how_it_ended.empty() ? "unexpected answer" : reply.how_it_ended);
+  const wire::Pong *pong = reply.response()->body_as_Pong();
+  worker_status s;
+  s.driver_loaded = pong->driver_loaded();
+  s.driver_error = pong->driver_error() ? pong->driver_error()->str() : "";
+  s.driver_version = pong->driver_version();
+  s.nvrtc_version = pong->nvrtc_version() ? pong->nvrtc_version()->str() : "";
+  s.worker_version = pong->worker_version() ? pong->worker_version()->str() : "";
+  if (pong->devices())
+    for (const wire::DeviceInfo *d : *pong->devices()) s.devices.push_back(wire::decode(d));
+  return s;
+}
+
+} // namespace mkb

@@ -1,0 +1,46 @@
+// The session's workers, one per GPU. Evaluations borrow a worker for their duration, so several
+// agents can evaluate at once on several GPUs, and queue when all are busy.
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "eval/worker_client.hpp"
+
+namespace mkb {
+
+class worker_pool {
+public:
+  // One worker per device ordinal. With no devices (compile-only), one worker that never opens a GPU.
+  worker_pool(const std::string &executable, const std::vector<int> &devices);
+
+  class lease {
+  public:
+    lease(worker_pool &pool, worker_client &client) : pool_(&pool), client_(&client) {}
+    lease(lease &&o) noexcept : pool_(std::exchange(o.pool_, nullptr)), client_(o.client_) {}
+    lease(const lease &) = delete;
+    lease &operator=(const lease &) = delete;
+    ~lease();
+    worker_client &operator*() const { return *client_; }
+    worker_client *operator->() const { return client_; }
+
+  private:
+    worker_pool *pool_;
+    worker_client *client_;
+  };
+
+  // Waits until a worker is free.
+  lease acquire();
+  size_t size() const { return workers_.size(); }
+  void stop_all();
+
+private:
+  std::vector<std::unique_ptr<worker_client>> workers_;
+  std::vector<worker_client *> idle_;
+  std::mutex mutex_;
+  std::condition_variable available_;
+};
+
+} // namespace mkb

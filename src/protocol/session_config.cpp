@@ -1,0 +1,81 @@
+#include "protocol/session_config.hpp"
+
+#include <charconv>
+#include <cstddef>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/text.hpp"
+
+namespace mkb {
+
+namespace {
+
+// The size of the struct up to and including `member`: a field is present if struct_size covers it.
+#define MKB_FIELD_END(member) (offsetof(mkb_open_options, member) + sizeof(mkb_open_options::member))
+
+constexpr size_t first_version_size = MKB_FIELD_END(python);
+
+} // namespace
+
+session_config config_from_options(const mkb_open_options *options) {
+  session_config c;
+  if (!options) {
+    c.cache_dir = default_cache_dir().string();
+    return c;
+  }
+  const size_t size = options->struct_size;
+  if (size < first_version_size)
+    fail(MKB_ERR_VERSION, "mkb_open_options.struct_size is {}; this library needs at least {} (call mkb_open_options_init)",
+         size, first_version_size);
+  auto text = [](const char *s) { return s ? std::optional<std::string>(s) : std::nullopt; };
+  if (options->suite_path) {
+    if (!*options->suite_path) fail(MKB_ERR_CONFIG, "suite_path: expected a folder, got an empty string (NULL for the built-in suite)");
+    c.suite_path = options->suite_path;
+  }
+  c.dsl_a = text(options->dsl_a).value_or("");
+  c.dsl_b = text(options->dsl_b).value_or("");
+  if (options->problems) c.problem_patterns = split(options->problems, ',');
+  if (options->families) c.families = split(options->families, ',');
+  if (options->replicates) c.replicates = options->replicates;
+  if (c.replicates > 1000) fail(MKB_ERR_CONFIG, "replicates: expected 1 to 1000, got {}", c.replicates);
+  if (options->budget_seconds) c.budget_seconds = options->budget_seconds;
+  if (options->budget_submissions) c.budget_submissions = options->budget_submissions;
+  if (options->budget_source_bytes) c.budget_source_bytes = options->budget_source_bytes;
+  if (options->skill_max_bytes) c.skill_max_bytes = options->skill_max_bytes;
+  if (c.budget_source_bytes > (64u << 20))
+    fail(MKB_ERR_CONFIG, "budget_source_bytes: expected at most {} bytes, got {}", 64u << 20, c.budget_source_bytes);
+  if (c.skill_max_bytes > (16u << 20))
+    fail(MKB_ERR_CONFIG, "skill_max_bytes: expected at most {} bytes, got {}", 16u << 20, c.skill_max_bytes);
+  if (options->model) {
+    c.model = options->model;
+    if (c.model.empty()) fail(MKB_ERR_CONFIG, "model: expected a label, got an empty string");
+  }
+  if (options->ledger_path) {
+    if (!*options->ledger_path) fail(MKB_ERR_CONFIG, "ledger_path: expected a file name, got an empty string");
+    c.ledger_path = options->ledger_path;
+  }
+  if (options->gpus) {
+    std::vector<int> ordinals;
+    for (const std::string &part : split(options->gpus, ',')) {
+      int v = -1;
+      auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+      if (ec != std::errc() || end != part.data() + part.size() || v < 0)
+        fail(MKB_ERR_CONFIG, "gpus: expected comma-separated device ordinals such as \"0,1\", got \"{}\"", options->gpus);
+      ordinals.push_back(v);
+    }
+    c.gpus = ordinals;
+  }
+  c.seed = options->seed;
+  if (options->flags & ~(MKB_OPEN_COMPILE_ONLY | MKB_OPEN_RERUN_STALE))
+    fail(MKB_ERR_CONFIG, "flags: unknown bits {:#x}", options->flags & ~(MKB_OPEN_COMPILE_ONLY | MKB_OPEN_RERUN_STALE));
+  c.compile_only = options->flags & MKB_OPEN_COMPILE_ONLY;
+  c.rerun_stale = options->flags & MKB_OPEN_RERUN_STALE;
+  c.worker_path = text(options->worker_path).value_or("");
+  c.cache_dir = options->cache_dir ? options->cache_dir : default_cache_dir().string();
+  if (options->python) c.python = options->python;
+  else if (auto env = environment("MKB_PYTHON")) c.python = *env;
+  return c;
+}
+
+} // namespace mkb

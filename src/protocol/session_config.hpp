@@ -1,0 +1,38 @@
+// A session's configuration: mkb_open_options after defaults and validation. A wrong value fails
+// with MKB_ERR_CONFIG naming the field and what was expected.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mkb.h"
+
+namespace mkb {
+
+struct session_config {
+  std::optional<std::string> suite_path;
+  std::string dsl_a, dsl_b; // empty: the default pair
+  std::vector<std::string> problem_patterns;
+  std::vector<std::string> families;
+  uint32_t replicates = 1;
+  uint32_t budget_seconds = 2400;
+  uint32_t budget_submissions = 10;
+  uint32_t budget_source_bytes = 300000;
+  uint32_t skill_max_bytes = 65536;
+  std::string model = "unknown";
+  std::optional<std::string> ledger_path;
+  std::optional<std::vector<int>> gpus; // nullopt: every visible GPU
+  uint64_t seed = 0;
+  bool compile_only = false;
+  bool rerun_stale = false;
+  std::string worker_path;
+  std::string cache_dir;
+  std::string python = "python3";
+};
+
+// `options` may be null (all defaults). Reads only the fields inside options->struct_size.
+session_config config_from_options(const mkb_open_options *options);
+
+} // namespace mkb

@@ -1,0 +1,100 @@
+#include "spec/dtype.hpp"
+
+#include <array>
+
+namespace mkb {
+
+namespace {
+struct dtype_facts {
+  dtype type;
+  std::string_view name;
+  size_t bytes;
+  bool floating;
+  double epsilon;
+};
+
+constexpr std::array<dtype_facts, 11> facts = {{
+    {dtype::bf16, "bf16", 2, true, 0x1p-7},
+    {dtype::fp16, "fp16", 2, true, 0x1p-10},
+    {dtype::fp32, "fp32", 4, true, 0x1p-23},
+    {dtype::fp64, "fp64", 8, true, 0x1p-52},
+    {dtype::int8, "int8", 1, false, 0},
+    {dtype::uint8, "uint8", 1, false, 0},
+    {dtype::int32, "int32", 4, false, 0},
+    {dtype::int64, "int64", 8, false, 0},
+    {dtype::bool_, "bool", 1, false, 0},
+    {dtype::fp8_e4m3, "fp8_e4m3", 1, true, 0x1p-3},
+    {dtype::fp8_e5m2, "fp8_e5m2", 1, true, 0x1p-2},
+}};
+
+const dtype_facts &facts_of(dtype type) {
+  for (const dtype_facts &f : facts)
+    if (f.type == type) return f;
+  return facts[2];
+}
+} // namespace
+
+size_t dtype_bytes(dtype type) { return facts_of(type).bytes; }
+std::string_view dtype_name(dtype type) { return facts_of(type).name; }
+bool dtype_is_floating(dtype type) { return facts_of(type).floating; }
+double dtype_epsilon(dtype type) { return facts_of(type).epsilon; }
+
+std::optional<dtype> parse_dtype(std::string_view name) {
+  for (const dtype_facts &f : facts)
+    if (f.name == name) return f.type;
+  return std::nullopt;
+}
+
+} // namespace mkb
+
+#include <cmath>
+#include <cstring>
+
+namespace mkb {
+
+namespace {
+// A minifloat with `exponent_bits` and `mantissa_bits`, IEEE-style subnormals; `nan_all_ones` for
+// the e4m3 variant whose only NaN is S.1111.111 (no infinities).
+double decode_minifloat(unsigned bits, int exponent_bits, int mantissa_bits, bool e4m3) {
+  bool negative = bits >> (exponent_bits + mantissa_bits) & 1;
+  unsigned exponent = bits >> mantissa_bits & ((1u << exponent_bits) - 1);
+  unsigned mantissa = bits & ((1u << mantissa_bits) - 1);
+  int bias = (1 << (exponent_bits - 1)) - 1;
+  double value;
+  if (e4m3 && exponent == 15 && mantissa == 7) value = NAN;
+  else if (!e4m3 && exponent == (1u << exponent_bits) - 1) value = mantissa ? NAN : INFINITY;
+  else if (exponent == 0) value = std::ldexp(mantissa, 1 - bias - mantissa_bits);
+  else value = std::ldexp((1u << mantissa_bits) | mantissa, static_cast<int>(exponent) - bias - mantissa_bits);
+  return negative ? -value : value;
+}
+} // namespace
+
+double decode_element(dtype type, const unsigned char *bytes) {
+  auto load = [&](auto v) {
+    std::memcpy(&v, bytes, sizeof v);
+    return v;
+  };
+  switch (type) {
+  case dtype::bf16: {
+    uint32_t bits = uint32_t(load(uint16_t{})) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  }
+  case dtype::fp16: return decode_minifloat(load(uint16_t{}), 5, 10, false);
+  case dtype::fp32: return load(float{});
+  case dtype::fp64: return load(double{});
+  case dtype::int8: return load(int8_t{});
+  case dtype::uint8:
+  case dtype::bool_: return load(uint8_t{});
+  case dtype::int32: return load(int32_t{});
+  case dtype::int64: return static_cast<double>(load(int64_t{}));
+  case dtype::fp8_e4m3: return decode_minifloat(bytes[0], 4, 3, true);
+  case dtype::fp8_e5m2: return decode_minifloat(bytes[0], 5, 2, false);
+  }
+  return 0;
+}
+
+unsigned char poison_byte(dtype type) { return dtype_is_floating(type) ? 0xff : 0xa5; }
+
+} // namespace mkb

@@ -1,0 +1,49 @@
+#include "spec/file_source.hpp"
+
+#include <algorithm>
+
+#include "core/files.hpp"
+
+namespace mkb {
+
+directory_source::directory_source(std::filesystem::path root) : root_(std::move(root)) {}
+
+std::optional<std::string> directory_source::read(const std::string &relative) const {
+  return try_read_file(root_ / relative);
+}
+
+std::vector<std::string> directory_source::problem_folders() const {
+  std::vector<std::string> folders;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(root_, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file() && it->path().filename() == "spec.json")
+      folders.push_back(std::filesystem::relative(it->path().parent_path(), root_).generic_string());
+  }
+  std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
+std::string directory_source::describe(const std::string &relative) const {
+  return (root_ / relative).string();
+}
+
+std::optional<std::string> embedded_source::read(const std::string &relative) const {
+  if (const embedded_file *file = find_embedded(files_, relative)) return std::string(file->data);
+  return std::nullopt;
+}
+
+std::vector<std::string> embedded_source::problem_folders() const {
+  std::vector<std::string> folders;
+  constexpr std::string_view suffix = "/spec.json";
+  for (const embedded_file &file : files_)
+    if (file.path.ends_with(suffix)) folders.emplace_back(file.path.substr(0, file.path.size() - suffix.size()));
+  std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
+std::string embedded_source::describe(const std::string &relative) const {
+  return "built-in suite: problems/" + relative;
+}
+
+} // namespace mkb

@@ -1,0 +1,74 @@
+// A problem of the suite, parsed from its spec.json and checked: every shape, cost and distribution
+// resolved against the problem's symbols, every file it names read. docs/PROBLEMS.md is the format.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/expression.hpp"
+#include "spec/dtype.hpp"
+
+namespace mkb {
+
+class file_source;
+
+struct distribution {
+  spec::DistributionKind kind = spec::DistributionKind::normal;
+  double mean = 0, stddev = 1, low = 0, high = 1;
+  std::string generator;
+};
+
+struct tensor_spec {
+  std::string name;
+  dtype type = dtype::fp32;
+  std::vector<std::string> shape_text;
+  std::vector<int64_t> shape;
+  uint64_t count = 1; // elements
+  std::string doc;
+  // inputs
+  distribution dist;
+  bool writable = false;
+  // outputs
+  spec::Comparison comparison = spec::Comparison::anchor;
+  std::string aliases; // the writable input this output is written into
+  uint64_t bytes() const { return count * dtype_bytes(type); }
+};
+
+struct problem {
+  std::string id;
+  int number = 0;
+  std::string family;
+  std::string folder; // relative to the suite root: "<family>/<id>"
+  std::string description;
+  std::string source_model;
+  std::string notes;
+  std::vector<std::pair<std::string, int64_t>> symbols;
+  std::vector<std::pair<std::string, double>> constants;
+  std::vector<tensor_spec> inputs;
+  std::vector<tensor_spec> outputs;
+  std::vector<std::string> invariants;
+  double flops = 0;
+  double bytes = 0;
+  spec::ComputeKind compute = spec::ComputeKind::fp32;
+  std::string reference; // readable reference for agents (Markdown)
+  std::string baseline_source;
+  std::string anchor_source;
+  std::string generators_source; // empty if none
+  std::string spec_text;         // spec.json as written, for fingerprints
+  std::vector<std::pair<std::string, std::string>> solutions; // (dsl, source)
+
+  // Symbols (integers) and constants (floats) by name, for plan expressions.
+  expr_lookup lookup() const;
+  const tensor_spec *find_input(std::string_view name) const;
+  const tensor_spec *find_output(std::string_view name) const;
+  const std::string *solution_for(std::string_view dsl) const;
+};
+
+// Parses and checks `<folder>/spec.json` of `files`. Throws mkb::error(MKB_ERR_SPEC) whose text
+// names the file, the field and what is wrong.
+problem load_problem(const file_source &files, const std::string &folder);
+
+} // namespace mkb
