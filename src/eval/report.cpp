@@ -118,7 +118,7 @@ void finish_report(evaluation_report &r, const problem &p) {
   const wire::phase_times &ph = e.phases;
   j.key("phases_ms").begin_object().field("compile", ph.compile_ms).field("load", ph.load_ms);
   j.field("correctness", ph.correctness_ms).field("timing", ph.timing_ms).field("total", ph.total_ms);
-  j.field("gpu_busy", ph.gpu_busy_ms).end_object();
+  j.field("gpu_busy", ph.gpu_busy_ms).field("input_generation", ph.generation_ms).end_object();
   j.key("compiles").begin_array();
   for (const wire::compile_info &c : e.compiles)
     j.begin_object().field("role", c.role).field("cache_hit", c.cache_hit).field("ms", c.milliseconds).field("log", c.log).end_object();

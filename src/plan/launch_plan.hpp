@@ -92,7 +92,7 @@ enum class plan_role { submission, baseline, anchor };
 std::string_view plan_role_name(plan_role role);
 
 // Evaluates every expression and checks every name and limit; throws plan_error.
-resolved_plan resolve_launch_plan(const launch_plan &plan, const problem &p, plan_role role);
+resolved_plan resolve_launch_plan(const launch_plan &plan, const problem &p);
 
 } // namespace mkb
 

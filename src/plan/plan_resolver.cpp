@@ -11,7 +11,8 @@ namespace mkb {
 
 namespace {
 
-constexpr uint64_t max_scratch_bytes = uint64_t(32) << 30;
+// A sanity bound only; what the device can really allocate is the worker's to find out.
+constexpr uint64_t max_scratch_bytes = uint64_t(1) << 40;
 
 class resolver {
 public:
@@ -61,7 +62,7 @@ std::string_view plan_role_name(plan_role role) {
   return "?";
 }
 
-resolved_plan resolve_launch_plan(const launch_plan &plan, const problem &p, plan_role role) {
+resolved_plan resolve_launch_plan(const launch_plan &plan, const problem &p) {
   resolved_plan out;
   std::set<std::string> buffers;
   for (const tensor_spec &t : p.inputs) buffers.insert(t.name);
@@ -132,7 +133,6 @@ resolved_plan resolve_launch_plan(const launch_plan &plan, const problem &p, pla
     }
     out.launches.push_back(std::move(rl));
   }
-  (void)role; // every role binds the same names; the worker maps them to its buffers per role
   return out;
 }
 

@@ -259,6 +259,7 @@ problem load_problem(const file_source &files, const std::string &folder) {
       if (required) check.error(field, "cannot read '{}'", files.describe(folder + "/" + relative));
       return {};
     }
+    if (required && content->empty()) check.error(field, "'{}' is empty", files.describe(folder + "/" + relative));
     return std::move(*content);
   };
   p.reference = read_named(fb->reference(), "reference.md", "reference", true);

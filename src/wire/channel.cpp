@@ -28,7 +28,7 @@ bool receive_all(int fd, uint8_t *data, size_t size, deadline until, bool *timed
   while (size > 0) {
     int wait_ms = -1;
     if (until) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*until - std::chrono::steady_clock::now());
+      auto left = std::chrono::ceil<std::chrono::milliseconds>(*until - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
         *timed_out = true;
         return false;

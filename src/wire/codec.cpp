@@ -197,7 +197,8 @@ flatbuffers::Offset<EvaluateResult> encode(flatbuffers::FlatBufferBuilder &b, co
   auto clocks = CreateClocks(b, k.sm_mhz_before, k.sm_mhz_after, k.memory_mhz, k.throttle_reasons, k.temperature_c,
                              k.available);
   const phase_times &p = r.phases;
-  auto phases = CreatePhaseTimes(b, p.compile_ms, p.load_ms, p.correctness_ms, p.timing_ms, p.total_ms, p.gpu_busy_ms);
+  auto phases = CreatePhaseTimes(b, p.compile_ms, p.load_ms, p.correctness_ms, p.timing_ms, p.total_ms, p.gpu_busy_ms,
+                                 p.generation_ms);
   return CreateEvaluateResult(b, r.verdict, b.CreateString(r.detail), b.CreateString(r.stage), mismatch,
                               b.CreateVector(checks), encode_timing(b, r.submission_time),
                               encode_timing(b, r.baseline_time), r.seed, b.CreateVector(r.draw_seeds),
@@ -235,7 +236,8 @@ evaluation_result decode(const EvaluateResult &r) {
     out.clocks = {k->available(), k->sm_mhz_before(), k->sm_mhz_after(), k->memory_mhz(), k->temperature_c(),
                   k->throttle_reasons()};
   if (const PhaseTimes *p = r.phases())
-    out.phases = {p->compile_ms(), p->load_ms(), p->correctness_ms(), p->timing_ms(), p->total_ms(), p->gpu_busy_ms()};
+    out.phases = {p->compile_ms(), p->load_ms(),  p->correctness_ms(), p->timing_ms(),
+                  p->total_ms(),   p->gpu_busy_ms(), p->generation_ms()};
   if (r.compiles())
     for (const CompileInfo *c : *r.compiles())
       out.compiles.push_back({str(c->role()), c->cache_hit(), c->milliseconds(), str(c->log())});

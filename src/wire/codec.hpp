@@ -87,7 +87,7 @@ struct clock_info {
 };
 
 struct phase_times {
-  double compile_ms = 0, load_ms = 0, correctness_ms = 0, timing_ms = 0, total_ms = 0, gpu_busy_ms = 0;
+  double compile_ms = 0, load_ms = 0, correctness_ms = 0, timing_ms = 0, total_ms = 0, gpu_busy_ms = 0, generation_ms = 0;
 };
 
 struct compile_info {

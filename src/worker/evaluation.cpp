@@ -338,6 +338,9 @@ private:
       end = &next_event();
       check(cu.cuEventRecord(end->get(), g_->stream()), "recording an event");
     }
+    // Waiting here pins a fault or a hang on the submission rather than on the checks queued after it.
+    g_->synchronize(timeout(), timed ? fmt::format("the submission in timed draw {}", timed_draw)
+                                     : fmt::format("the submission in draw {}", draw));
     // Checks on what the submission did.
     harness_->reset_stats(stat_guards_);
     harness_->check_guards(submission_guards(), stat_guards_);
@@ -540,6 +543,8 @@ private:
     check(cu.cuEventRecord(begin.get(), g_->stream()), "recording an event");
     new_layouts();
     generate_inputs(seed, false);
+    event &generated = next_event();
+    check(cu.cuEventRecord(generated.get(), g_->stream()), "recording an event");
     prepare_outputs(r);
     flush_l2();
     event &start = next_event();
@@ -549,6 +554,7 @@ private:
     check(cu.cuEventRecord(end.get(), g_->stream()), "recording an event");
     pending.push_back({&start, &end});
     busy_spans_.push_back({&begin, &end});
+    generation_spans_.push_back({&begin, &generated});
     // Keep at most two draws queued: the GPU never waits for the host, and a hang is noticed early.
     if (pending.size() >= 3) g_->wait(pending[pending.size() - 3].second->get(), timeout(), r == 0 ? "a timed draw" : "a timed baseline draw");
   }
@@ -604,6 +610,7 @@ private:
       }
     }
     for (auto &[b, e] : busy_spans_) result_.phases.gpu_busy_ms += elapsed_ms(*b, *e);
+    for (auto &[b, e] : generation_spans_) result_.phases.generation_ms += elapsed_ms(*b, *e);
     result_.submission_time = summarize_samples(samples[0]);
     if (settings_.time_baseline()) result_.baseline_time = summarize_samples(samples[1]);
     if (nvml)
@@ -675,7 +682,7 @@ private:
   std::deque<event> timing_events_; // stable addresses: pending draws point into it
   size_t event_cursor_ = 0;
   uint64_t timed_seeds_ = 0;
-  std::vector<std::pair<event *, event *>> busy_spans_;
+  std::vector<std::pair<event *, event *>> busy_spans_, generation_spans_;
   wire::evaluation_result result_;
 };
 
