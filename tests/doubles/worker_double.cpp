@@ -1,0 +1,111 @@
+// mkb-worker-double: a TEST DOUBLE of mkb-worker at the GPU boundary. It is the real worker (the same
+// request loop, the same NVRTC compilation and plan checks against PTX) with the GPU part replaced:
+// instead of running kernels it answers from directives written in the submission's source, so CI
+// exercises everything above the GPU on machines without one. Never used outside tests.
+//
+// Directives, anywhere in the submission text:
+//   mkb-double: verdict=NAME      answer this verdict (default "passed")
+//   mkb-double: time_us=X         the submission's median time (default 50)
+//   mkb-double: baseline_us=Y     the baseline's median time (default 100)
+//   mkb-double: crash             abort while "running" (the worker dies)
+//   mkb-double: hang              never answer (the library's deadline must kill it)
+//   mkb-double: lose-context      answer, then exit as after a fault
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "core/names.hpp"
+#include "mkb.h"
+#include "worker/worker_loop.hpp"
+
+namespace {
+
+// The value of `key` in a "mkb-double: key=value other" line of `source`; "yes" for a bare key.
+std::string directive(const std::string &source, const std::string &key) {
+  for (size_t pos = source.find("mkb-double:"); pos != std::string::npos; pos = source.find("mkb-double:", pos + 1)) {
+    size_t end = source.find('\n', pos);
+    std::istringstream words(source.substr(pos + 11, end == std::string::npos ? std::string::npos : end - pos - 11));
+    for (std::string word; words >> word;) {
+      if (word == key) return "yes";
+      if (word.rfind(key + "=", 0) == 0) return word.substr(key.size() + 1);
+    }
+  }
+  return {};
+}
+
+mkb::wire::timing_stats timing(double median) {
+  mkb::wire::timing_stats t;
+  t.samples = 50;
+  t.median_us = t.mean_us = median;
+  t.min_us = median * 0.99;
+  t.max_us = median * 1.02;
+  t.q1_us = median * 0.995;
+  t.q3_us = median * 1.005;
+  t.cv = 0.005;
+  return t;
+}
+
+class double_loop final : public mkb::worker::worker_loop {
+public:
+  using worker_loop::worker_loop;
+
+protected:
+  std::vector<mkb::wire::device_info> devices(int *driver_version) override {
+    *driver_version = 13000;
+    mkb::wire::device_info d;
+    d.name = "mkb test double (no GPU)";
+    d.uuid = "GPU-00000000-0000-0000-0000-000000000000";
+    d.major = 9;
+    d.minor = 0;
+    d.sm_count = 132;
+    d.l2_bytes = 60 << 20;
+    d.memory_bytes = 1ull << 37;
+    d.sm_clock_khz = 1980000;
+    d.memory_clock_khz = 2619000;
+    d.memory_bus_bits = 6144;
+    return {d};
+  }
+
+  mkb::wire::evaluation_result evaluate(const mkb::wire::Evaluate &request,
+                                        const mkb::worker::progress_callback &progress) override {
+    // The real compile-only path: NVRTC, the plan against the PTX.
+    mkb::wire::evaluation_result result = mkb::worker::evaluate(nullptr, nullptr, request, progress);
+    if (result.verdict != MKB_VERDICT_COMPILED) return result;
+    const std::string source = request.submission()->code()->source()->str();
+    progress("correctness");
+    if (!directive(source, "crash").empty()) std::abort();
+    if (!directive(source, "hang").empty())
+      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    std::string verdict = directive(source, "verdict");
+    result.verdict = verdict.empty() ? MKB_VERDICT_PASSED : mkb::verdict_from_name(verdict).value_or(MKB_VERDICT_PASSED);
+    result.detail = "answered by the worker test double";
+    result.infrastructure_error = result.verdict == MKB_VERDICT_REFUSED;
+    result.worker_must_exit = !directive(source, "lose-context").empty();
+    int driver_version = 0;
+    result.device = devices(&driver_version).front();
+    if (result.verdict == MKB_VERDICT_PASSED) {
+      progress("timing");
+      std::string time = directive(source, "time_us"), baseline = directive(source, "baseline_us");
+      result.submission_time = timing(time.empty() ? 50.0 : std::atof(time.c_str()));
+      result.baseline_time = timing(baseline.empty() ? 100.0 : std::atof(baseline.c_str()));
+    }
+    return result;
+  }
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int ordinal = argc > 2 && std::strcmp(argv[1], "--device") == 0 ? std::atoi(argv[2]) : 0;
+  if (fcntl(3, F_GETFD) < 0) {
+    std::fprintf(stderr, "mkb-worker-double: no channel on file descriptor 3\n");
+    return 2;
+  }
+  return double_loop(ordinal).serve();
+}

@@ -1,0 +1,71 @@
+// Worker lifecycle against the worker test double: crashes and hangs end in a verdict, the process is
+// replaced, and the next request is served.
+#include "eval/worker_client.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "support/paths.hpp"
+#include "dsl/dsl.hpp"
+#include "spec/suite.hpp"
+
+namespace mkb {
+namespace {
+
+std::vector<uint8_t> evaluate_request(worker_client &worker, const std::string &directive) {
+  static const suite problems = suite::load(std::nullopt);
+  const problem &p = *problems.find("topk_softmax_routing_mixtral_8x7b_bf16");
+  const dsl &cuda = *find_dsl("cuda");
+  std::string source = *p.solution_for("cuda") + "\n// mkb-double: " + directive + "\n";
+  prepared_submission sub = cuda.prepare(source, p, plan_role::submission);
+  prepared_submission base = cuda.prepare(p.baseline_source, p, plan_role::baseline);
+  prepared_submission anchor = cuda.prepare(p.anchor_source, p, plan_role::anchor);
+  flatbuffers::FlatBufferBuilder b;
+  auto instance = wire::encode(b, wire::instance_of(p));
+  auto s = wire::encode(b, plan_role::submission, sub.module, sub.plan);
+  auto bl = wire::encode(b, plan_role::baseline, base.module, base.plan);
+  auto an = wire::encode(b, plan_role::anchor, anchor.module, anchor.plan);
+  auto settings = wire::CreateEvaluateSettings(b);
+  return wire::finish_request(b, worker.next_id(), wire::CreateEvaluate(b, instance, s, bl, an, settings, 1));
+}
+
+TEST(WorkerClient, PingReportsTheDevices) {
+  worker_client worker(testing::worker_double(), 0);
+  worker_status status = worker.ping();
+  EXPECT_TRUE(status.driver_loaded);
+  ASSERT_EQ(status.devices.size(), 1u);
+  EXPECT_EQ(status.devices[0].name, "mkb test double (no GPU)");
+  EXPECT_FALSE(status.nvrtc_version.empty());
+}
+
+TEST(WorkerClient, ACrashIsReportedAndTheWorkerReplaced) {
+  worker_client worker(testing::worker_double(), 0);
+  worker_reply reply = worker.request(evaluate_request(worker, "crash"), std::chrono::seconds(60));
+  EXPECT_EQ(reply.status, worker_reply::died);
+  EXPECT_EQ(reply.last_stage, "correctness");
+  EXPECT_NE(reply.how_it_ended.find("signal 6"), std::string::npos) << reply.how_it_ended;
+  reply = worker.request(evaluate_request(worker, "time_us=40"), std::chrono::seconds(60));
+  ASSERT_EQ(reply.status, worker_reply::answered);
+  EXPECT_EQ(reply.response()->body_type(), wire::ResponseBody::EvaluateResult);
+  EXPECT_EQ(worker.restarts(), 1);
+}
+
+TEST(WorkerClient, AHangIsStoppedAtItsStageDeadline) {
+  worker_client worker(testing::worker_double(), 0);
+  auto start = std::chrono::steady_clock::now();
+  worker_reply reply = worker.request(evaluate_request(worker, "hang"), [](const std::string &stage) {
+    return stage == "correctness" ? std::chrono::milliseconds(300) : std::chrono::milliseconds(60000);
+  });
+  EXPECT_EQ(reply.status, worker_reply::timed_out);
+  EXPECT_EQ(reply.last_stage, "correctness");
+  EXPECT_NE(reply.how_it_ended.find("signal 9"), std::string::npos) << reply.how_it_ended;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_TRUE(worker.ping().driver_loaded); // a fresh process answers
+}
+
+TEST(WorkerClient, MissingWorkerExecutable) {
+  EXPECT_THROW(find_worker_executable("/nonexistent/mkb-worker"), error);
+}
+
+} // namespace
+} // namespace mkb

@@ -1,0 +1,132 @@
+// The whole evaluation on a real GPU through the real worker: the suite's solutions pass and beat
+// their baselines, and every hostile submission in gpu/hostile gets its verdict while the host
+// process survives and the next evaluation works.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "core/files.hpp"
+#include "mkb.h"
+#include "eval/evaluator.hpp"
+#include "spec/suite.hpp"
+#include "support/gpu_presence.hpp"
+#include "support/paths.hpp"
+
+namespace mkb {
+namespace {
+
+class EvaluationGpu : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    problems_ = new suite(suite::load(std::nullopt));
+    if (!testing::gpu_absence_reason().empty()) return;
+    pool_ = new worker_pool(testing::real_worker(), {0});
+    evaluation_settings settings;
+    settings.launch_timeout = std::chrono::seconds(5); // the endless-loop case waits this long
+    settings.cache_dir = default_cache_dir().string();
+    evaluator_ = new evaluator(*pool_, settings);
+  }
+  static void TearDownTestSuite() {
+    delete evaluator_;
+    delete pool_;
+    delete problems_;
+  }
+  void SetUp() override { MKB_REQUIRE_GPU(); }
+
+  static evaluation_report evaluate(const std::string &problem_id, const std::string &source) {
+    const problem *p = problems_->find(problem_id);
+    EXPECT_NE(p, nullptr);
+    evaluation_report r = evaluator_->evaluate(*p, *find_dsl("cuda"), source);
+    std::printf("---- %s\n%s", problem_id.c_str(), r.message.c_str());
+    return r;
+  }
+  static std::string hostile(const std::string &name) {
+    return read_file(testing::source_dir() + "/tests/gpu/hostile/" + name + ".cu");
+  }
+
+  static suite *problems_;
+  static worker_pool *pool_;
+  static evaluator *evaluator_;
+};
+
+suite *EvaluationGpu::problems_ = nullptr;
+worker_pool *EvaluationGpu::pool_ = nullptr;
+evaluator *EvaluationGpu::evaluator_ = nullptr;
+
+constexpr const char *rmsnorm = "fused_add_rmsnorm_h4096_llama31_8b_bf16";
+constexpr const char *routing = "topk_softmax_routing_mixtral_8x7b_bf16";
+
+TEST_F(EvaluationGpu, EverySolutionPassesAndBeatsItsBaseline) {
+  for (const problem &p : problems_->problems()) {
+    const std::string *solution = p.solution_for("cuda");
+    ASSERT_NE(solution, nullptr) << p.id;
+    evaluation_report r = evaluate(p.id, *solution);
+    EXPECT_EQ(r.verdict, MKB_VERDICT_PASSED) << p.id << ": " << r.message;
+    EXPECT_GT(r.speedup, 1.0) << p.id;
+    EXPECT_EQ(r.result.submission_time.samples >= 50, true);
+    EXPECT_EQ(r.result.reverified.size(), 3u);
+    for (const wire::output_check &c : r.result.checks) EXPECT_TRUE(c.passed) << p.id << " " << c.name;
+  }
+}
+
+struct hostile_case {
+  const char *file;
+  int verdict;
+  const char *detail; // a phrase the detail must contain
+};
+
+void PrintTo(const hostile_case &c, std::ostream *out) { *out << c.file; }
+
+class HostileGpu : public EvaluationGpu, public ::testing::WithParamInterface<hostile_case> {};
+
+TEST_P(HostileGpu, GetsItsVerdictAndTheNextEvaluationWorks) {
+  const hostile_case &c = GetParam();
+  evaluation_report r = evaluate(rmsnorm, hostile(c.file));
+  EXPECT_EQ(r.verdict, c.verdict) << r.message;
+  EXPECT_TRUE(r.counted);
+  EXPECT_NE(r.detail.find(c.detail), std::string::npos) << r.detail;
+  // The host survived; the (possibly replaced) worker evaluates the next submission normally.
+  evaluation_report next = evaluate(routing, *problems_->find(routing)->solution_for("cuda"));
+  EXPECT_EQ(next.verdict, MKB_VERDICT_PASSED) << next.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rmsnorm, HostileGpu,
+    ::testing::Values(hostile_case{"correct_simple", MKB_VERDICT_PASSED, "correct"},
+                      hostile_case{"wrong_values", MKB_VERDICT_WRONG_ANSWER, "output 'y'"},
+                      hostile_case{"nan", MKB_VERDICT_WRONG_ANSWER, "NaN"},
+                      hostile_case{"half_output", MKB_VERDICT_WRONG_ANSWER, "was it written"},
+                      hostile_case{"past_end", MKB_VERDICT_OUT_OF_BOUNDS, "after 'y'"},
+                      hostile_case{"modify_input", MKB_VERDICT_INPUT_MODIFIED, "input 'x'"},
+                      hostile_case{"illegal_address", MKB_VERDICT_FAULT, "ILLEGAL_ADDRESS"},
+                      hostile_case{"endless_loop", MKB_VERDICT_TIMEOUT, "did not finish"},
+                      hostile_case{"zeros", MKB_VERDICT_WRONG_ANSWER, "output 'y'"},
+                      hostile_case{"copy_of_input", MKB_VERDICT_WRONG_ANSWER, "output 'y'"},
+                      hostile_case{"cache_first_result", MKB_VERDICT_WRONG_ANSWER, "draw 1"},
+                      hostile_case{"lazy_after_correctness", MKB_VERDICT_INCONSISTENT, "re-verified"}),
+    [](const ::testing::TestParamInfo<hostile_case> &info) { return std::string(info.param.file); });
+
+TEST_F(EvaluationGpu, TiesMustBreakTowardTheLowerExpert) {
+  evaluation_report r = evaluate(routing, hostile("routing_wrong_tie_break"));
+  EXPECT_EQ(r.verdict, MKB_VERDICT_WRONG_ANSWER) << r.message;
+  EXPECT_EQ(r.result.mismatch.output, "expert_ids");
+  EXPECT_EQ(r.result.mismatch.kind, "integer");
+}
+
+TEST_F(EvaluationGpu, LaunchShapeBeyondTheKernelIsALaunchError) {
+  std::string source = *problems_->find(rmsnorm)->solution_for("cuda");
+  source.replace(source.find("block(512)"), 10, "block(1024)"); // __launch_bounds__(512)
+  evaluation_report r = evaluate(rmsnorm, source);
+  EXPECT_EQ(r.verdict, MKB_VERDICT_LAUNCH_ERROR) << r.message;
+  EXPECT_NE(r.detail.find("at most 512 threads"), std::string::npos) << r.detail;
+}
+
+TEST_F(EvaluationGpu, TooMuchScratchIsOutOfMemory) {
+  std::string source = *problems_->find(routing)->solution_for("cuda");
+  source.replace(source.find("/* mkb:plan\n"), 12, "/* mkb:plan\nscratch hoard fp32[50 * 1024 * 1024 * 1024]\n");
+  evaluation_report r = evaluate(routing, source);
+  EXPECT_EQ(r.verdict, MKB_VERDICT_OUT_OF_MEMORY) << r.message;
+}
+
+} // namespace
+} // namespace mkb

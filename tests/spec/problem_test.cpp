@@ -1,0 +1,118 @@
+#include "spec/problem.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "spec/file_source.hpp"
+#include "spec/suite.hpp"
+#include "support/temp_dir.hpp"
+
+namespace mkb {
+namespace {
+
+using testing::temp_dir;
+using testing::tiny_spec;
+using testing::write_problem;
+
+// The message of the MKB_ERR_SPEC that loading `spec` fails with.
+std::string spec_error(const std::string &spec, std::map<std::string, std::string> files = {},
+                       const std::string &folder = "test/tiny") {
+  temp_dir dir;
+  write_problem(dir, folder.substr(0, folder.find('/')), folder.substr(folder.find('/') + 1), spec, std::move(files));
+  try {
+    load_problem(directory_source(dir.path()), folder);
+  } catch (const error &e) {
+    EXPECT_EQ(e.status(), MKB_ERR_SPEC);
+    return e.what();
+  }
+  ADD_FAILURE() << "the spec loaded";
+  return {};
+}
+
+TEST(Problem, ValidSpecResolvesShapesAndCosts) {
+  temp_dir dir;
+  write_problem(dir, "test", "tiny", tiny_spec());
+  problem p = load_problem(directory_source(dir.path()), "test/tiny");
+  EXPECT_EQ(p.id, "tiny");
+  ASSERT_EQ(p.inputs.size(), 1u);
+  EXPECT_EQ(p.inputs[0].count, 1000u);
+  EXPECT_EQ(p.inputs[0].bytes(), 4000u);
+  EXPECT_EQ(p.inputs[0].dist.kind, spec::DistributionKind::normal);
+  EXPECT_DOUBLE_EQ(p.bytes, 8000);
+  EXPECT_EQ(p.lookup()("n")->integer, 1000);
+}
+
+TEST(Problem, ErrorsNameFileFieldAndProblem) {
+  std::string e = spec_error(tiny_spec("tiny", "test", R"(, { "name": "z", "dtype": "fp32", "shape": ["n * m"] })"));
+  EXPECT_NE(e.find("spec.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("problem 'tiny'"), std::string::npos) << e;
+  EXPECT_NE(e.find("inputs[1].shape[0]"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown name 'm'"), std::string::npos) << e;
+}
+
+TEST(Problem, SchemaViolationsAreReported) {
+  EXPECT_NE(spec_error(R"({ "id": "tiny", "family": "test", "description": "d", "bogus": 1 })").find("bogus"), std::string::npos);
+  EXPECT_NE(spec_error(R"({ "family": "test", "description": "d" })").find("id"), std::string::npos);
+  EXPECT_NE(spec_error(R"({ "id": "tiny", "family": "test", "description": "d", "inputs": [ { "name": "x", "dtype": "fp31" } ] })").find("fp31"),
+            std::string::npos);
+  EXPECT_NE(spec_error("{ not json").find("spec.json"), std::string::npos);
+}
+
+TEST(Problem, SemanticRules) {
+  EXPECT_NE(spec_error(tiny_spec("other")).find("folder must be 'test/other'"), std::string::npos);
+  EXPECT_NE(spec_error(tiny_spec("tiny", "test", R"(, { "name": "x", "dtype": "fp32", "shape": ["n"] })")).find("used twice"),
+            std::string::npos);
+  EXPECT_NE(spec_error(tiny_spec("tiny", "test", "", R"({ "name": "y", "dtype": "int32", "shape": ["n"] })"))
+                .find("compare exact"),
+            std::string::npos);
+  EXPECT_NE(spec_error(tiny_spec("tiny", "test", "", R"({ "name": "y", "dtype": "fp32", "shape": ["n"], "aliases": "x" })"))
+                .find("not writable"),
+            std::string::npos);
+  EXPECT_NE(spec_error(tiny_spec("tiny", "test", R"(, { "name": "z", "dtype": "fp32", "shape": ["n - 1000"] })")).find("positive"),
+            std::string::npos);
+  EXPECT_NE(spec_error(tiny_spec("tiny", "test", R"(, { "name": "p", "dtype": "fp32", "shape": ["n"], "distribution": { "kind": "permutation" } })"))
+                .find("integer dtype"),
+            std::string::npos);
+  EXPECT_NE(spec_error(tiny_spec(), {{"baseline.cu", ""}}).find("baseline"), std::string::npos);
+}
+
+TEST(Problem, MissingFileIsNamed) {
+  temp_dir dir;
+  write_problem(dir, "test", "tiny", tiny_spec());
+  std::filesystem::remove(dir.path() / "test/tiny/anchor.cu");
+  try {
+    load_problem(directory_source(dir.path()), "test/tiny");
+    FAIL();
+  } catch (const error &e) {
+    EXPECT_NE(std::string(e.what()).find("anchor.cu"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Suite, BuiltInSuiteHoldsTheProblemsOfThisRepository) {
+  suite s = suite::load(std::nullopt);
+  EXPECT_EQ(s.origin(), "built-in");
+  const problem *rms = s.find("fused_add_rmsnorm_h4096_llama31_8b_bf16");
+  ASSERT_NE(rms, nullptr);
+  EXPECT_EQ(rms->family, "mlp_norm");
+  EXPECT_EQ(rms->inputs[0].count, 14509u * 4096u);
+  EXPECT_EQ(rms->outputs[1].aliases, "residual");
+  ASSERT_NE(rms->solution_for("cuda"), nullptr);
+  const problem *routing = s.find("topk_softmax_routing_mixtral_8x7b_bf16");
+  ASSERT_NE(routing, nullptr);
+  EXPECT_EQ(routing->outputs[0].comparison, spec::Comparison::exact);
+}
+
+TEST(Suite, FolderSuiteAndErrors) {
+  temp_dir dir;
+  write_problem(dir, "test", "tiny", tiny_spec());
+  EXPECT_EQ(suite::load(dir.path()).problems().size(), 1u);
+  try {
+    suite::load(dir.path() / "missing");
+    FAIL();
+  } catch (const error &e) {
+    EXPECT_EQ(e.status(), MKB_ERR_NOT_FOUND);
+  }
+}
+
+} // namespace
+} // namespace mkb
