@@ -16,6 +16,10 @@ extern char **environ;
 
 namespace mkb {
 
+namespace {
+constexpr int reap_patience_ms = 30000;
+} // namespace
+
 std::string describe_wait_status(int status) {
   if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
   if (WIFSIGNALED(status))
@@ -77,11 +81,19 @@ std::string child_process::kill() {
   close_socket();
   if (pid_ <= 0) return "not running";
   ::kill(pid_, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  // A process stuck in the GPU driver can take a while to die; the caller must not hang with it.
+  for (int waited_ms = 0; waited_ms < reap_patience_ms; waited_ms += 10) {
+    int status = 0;
+    pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_ || (r < 0 && errno != EINTR)) {
+      pid_ = -1;
+      return r < 0 ? std::string("lost") : describe_wait_status(status);
+    }
+    ::usleep(10000);
   }
+  std::string note = fmt::format("still running {} s after SIGKILL (pid {}); left behind", reap_patience_ms / 1000, pid_);
   pid_ = -1;
-  return describe_wait_status(status);
+  return note;
 }
 
 std::optional<std::string> child_process::try_reap() {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -690,7 +691,12 @@ private:
 
 wire::evaluation_result evaluate(gpu *g, harness_kernels *harness, const wire::Evaluate &request,
                                  const progress_callback &progress) {
-  return evaluation_run(g, harness, request, progress).run();
+  auto run = std::make_unique<evaluation_run>(g, harness, request, progress);
+  wire::evaluation_result result = run->run();
+  // With the context lost (a kernel still running, or a fault), freeing device memory or unloading a
+  // module would wait for the GPU forever. The process is about to end: leave everything to it.
+  if (result.worker_must_exit) (void)run.release();
+  return result;
 }
 
 } // namespace mkb::worker

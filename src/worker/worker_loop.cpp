@@ -29,18 +29,24 @@ int worker_loop::serve() {
       case wire::RequestBody::Ping: ping(); break;
       case wire::RequestBody::Compile: compile(*request->body_as_Compile()); break;
       case wire::RequestBody::Evaluate:
-        if (!answer_evaluate(*request->body_as_Evaluate())) return exit_context_lost;
+        if (!answer_evaluate(*request->body_as_Evaluate())) end_after_lost_context();
         break;
       case wire::RequestBody::Draw: draw(*request->body_as_Draw()); break;
       default: answer_failure("unknown request"); break;
       }
     } catch (const evaluation_failure &f) {
       answer_failure(f.what());
-      if (f.context_lost()) return exit_context_lost;
+      if (f.context_lost()) end_after_lost_context();
     } catch (const std::exception &e) {
       answer_failure(e.what());
     }
   }
+}
+
+void worker_loop::end_after_lost_context() {
+  // Any CUDA call now (freeing memory, destroying the context) could wait on a kernel that never ends.
+  // Exiting without destructors lets the driver tear the context down with the process.
+  _exit(exit_context_lost);
 }
 
 void worker_loop::send(const std::vector<uint8_t> &frame) { wire::send_frame(channel_fd_, frame); }

@@ -18,7 +18,8 @@ public:
   explicit worker_loop(int ordinal, int channel_fd = 3) : ordinal_(ordinal), channel_fd_(channel_fd) {}
   virtual ~worker_loop();
 
-  // Serves until the channel closes (0) or the context is lost (exit_context_lost).
+  // Serves until the channel closes (returns 0). After an answer that lost the CUDA context, ends the
+  // process at once with exit_context_lost.
   int serve();
   static constexpr int exit_context_lost = 3;
 
@@ -30,6 +31,7 @@ protected:
   int ordinal() const { return ordinal_; }
 
 private:
+  [[noreturn]] void end_after_lost_context();
   void send(const std::vector<uint8_t> &frame);
   void answer_failure(const std::string &message);
   void ping();
