@@ -125,7 +125,8 @@ enum mkb_verdict {
   MKB_VERDICT_OUT_OF_MEMORY = 9,  /* the plan's scratch or the launch exhausted device memory */
   MKB_VERDICT_CRASHED = 10,       /* the GPU worker died while running the submission */
   MKB_VERDICT_INCONSISTENT = 11,  /* correct at first, wrong when re-verified during timing */
-  MKB_VERDICT_COMPILED = 12       /* compile-only session (no GPU): compiled and checked, not run */
+  MKB_VERDICT_COMPILED = 12,      /* compile-only session (no GPU): compiled and checked, not run */
+  MKB_VERDICT_NO_KERNEL = 13      /* final evaluation of an attempt that never had a kernel evaluated */
 };
 
 /* A static, never-NULL name for a verdict ("wrong_answer"), "unknown" if unknown. */
@@ -204,10 +205,10 @@ MKB_API mkb_status mkb_open_options_init(mkb_open_options *options, size_t struc
  * Thread rules: none; the new session is independent of every other. */
 MKB_API mkb_status mkb_open(const mkb_open_options *options, mkb_session **session_out) MKB_NOEXCEPT;
 
-/* Closes a session: waits for evaluations in flight, stops its workers, syncs and closes the ledger.
- * Tasks not yet released are released first, unfinished ones without a final evaluation (they are
- * planned again when the ledger is resumed). Reports stay valid after the close. NULL is a no-op.
- * No other call may use the session, or a task of it, during or after mkb_close(). */
+/* Closes a session: stops its deadline watcher and its workers, and closes the ledger. Unfinished tasks
+ * end without a final evaluation (they are planned again when the ledger is resumed); their handles
+ * stay valid for mkb_task_release() only. Reports stay valid after the close. NULL is a no-op.
+ * No call may use the session during or after mkb_close(), and none may run on its tasks during it. */
 MKB_API void mkb_close(mkb_session *session) MKB_NOEXCEPT;
 
 /* The text of the last error on this session, "" if none. Borrowed from the session: valid until
@@ -219,7 +220,8 @@ MKB_API const char *mkb_session_errmsg(const mkb_session *session) MKB_NOEXCEPT;
 /* ---------------------------------------------------------------------------------------------- */
 
 /* Hands out up to `capacity` ready tasks. Solo tasks are ready at once; a skill task becomes ready
- * when its source solo ends. The task's wall clock starts when it is handed out.
+ * when its source solo ends, unless that solo left an empty skill: then it is recorded as skipped
+ * and never handed out. The task's wall clock starts when it is handed out.
  * If none is ready, waits up to wait_ms milliseconds for one (0: do not wait).
  * Returns MKB_OK with *count_out >= 1 tasks written to tasks_out, each owned by the caller and
  * released with mkb_task_release(); MKB_NOT_READY with *count_out = 0 when none became ready in time
@@ -274,13 +276,15 @@ MKB_API mkb_status mkb_submit_skill(mkb_task *task, const char *text, size_t siz
 MKB_API mkb_status mkb_task_add_usage(mkb_task *task, uint64_t input_tokens, uint64_t output_tokens,
                                       double cost_usd) MKB_NOEXCEPT;
 
-/* Declares the attempt final: the latest submitted kernel is evaluated once more on fresh draws, and
- * that evaluation is the attempt's record. Ends the task (a solo's skill is frozen and its skill arm
- * becomes ready). If the deadline passed, the library has already ended the task the same way and
- * this returns that record. With no kernel ever submitted the record is a failure with no kernel.
+/* Declares the attempt final: the latest kernel that entered evaluation is evaluated once more on
+ * fresh draws, and that evaluation is the attempt's record. Ends the task (a solo's skill is frozen
+ * and its skill arm becomes ready). When the deadline passed first, the library already ended the
+ * task the same way; this call then hands out that record. With no kernel ever evaluated the record
+ * has verdict MKB_VERDICT_NO_KERNEL.
  * On MKB_OK *report_out (may be NULL if not wanted) is a new report owned by the caller.
- * Errors: MKB_ERR_STATE if already finalized (the final report is returned again on MKB_OK only the
- * first time), MKB_ERR_WORKER if the final evaluation could not run (the task stays open; retry). */
+ * Errors: MKB_ERR_STATE when the final report was already handed out by an earlier call, or the
+ * session is closed; MKB_ERR_WORKER if the final evaluation could not run (the task stays open and
+ * the call can be repeated). */
 MKB_API mkb_status mkb_finalize(mkb_task *task, mkb_report **report_out) MKB_NOEXCEPT;
 
 /* Releases the task handle. An unfinished task is finalized first (as by mkb_finalize()). NULL is a

@@ -14,6 +14,8 @@
 #include "core/error.hpp"
 #include "core/names.hpp"
 #include "eval/report.hpp"
+#include "protocol/ledger.hpp"
+#include "protocol/scoring.hpp"
 #include "protocol/session.hpp"
 
 // ---- Handles ----------------------------------------------------------------------------------------
@@ -48,6 +50,7 @@ struct mkb_session {
 
 struct mkb_task {
   error_slot errors;
+  std::shared_ptr<mkb::task> impl;
 };
 
 struct mkb_report {
@@ -82,11 +85,6 @@ char *owned_copy(const std::string &text) {
   if (!out) throw std::bad_alloc();
   std::memcpy(out, text.c_str(), text.size() + 1);
   return out;
-}
-
-mkb_status not_yet(error_slot *errors, const char *what) {
-  if (errors) errors->set(std::string(what) + " is not supported by this version of libmkb yet");
-  return MKB_ERR_UNSUPPORTED;
 }
 
 } // namespace
@@ -143,41 +141,86 @@ const char *mkb_session_errmsg(const mkb_session *session) noexcept {
 
 // ---- Tasks (the four-arm protocol) -----------------------------------------------------------------
 
-mkb_status mkb_next_task(mkb_session *session, uint32_t, mkb_task **, size_t, size_t *count_out) noexcept {
+mkb_status mkb_next_task(mkb_session *session, uint32_t wait_ms, mkb_task **tasks_out, size_t capacity,
+                         size_t *count_out) noexcept {
   if (count_out) *count_out = 0;
-  return not_yet(session ? &session->errors : nullptr, "mkb_next_task");
+  if (!session || !tasks_out || !count_out || capacity == 0) return MKB_ERR_INVALID_ARGUMENT;
+  return api_boundary(&session->errors, [&] {
+    if (!session->impl) mkb::fail(MKB_ERR_STATE, "the session failed to open");
+    bool done = false;
+    auto tasks = session->impl->next_tasks(std::chrono::milliseconds(wait_ms), capacity, &done);
+    std::vector<std::unique_ptr<mkb_task>> handles;
+    for (auto &t : tasks) {
+      handles.push_back(std::make_unique<mkb_task>());
+      handles.back()->impl = std::move(t);
+    }
+    for (size_t i = 0; i < handles.size(); ++i) tasks_out[i] = handles[i].release();
+    *count_out = tasks.size();
+    if (!tasks.empty()) return MKB_OK;
+    return done ? MKB_DONE : MKB_NOT_READY;
+  });
 }
 
-const char *mkb_task_id(const mkb_task *) noexcept { return nullptr; }
-const char *mkb_task_problem(const mkb_task *) noexcept { return nullptr; }
-const char *mkb_task_family(const mkb_task *) noexcept { return nullptr; }
-const char *mkb_task_dsl(const mkb_task *) noexcept { return nullptr; }
-int32_t mkb_task_arm(const mkb_task *) noexcept { return -1; }
-uint32_t mkb_task_replicate(const mkb_task *) noexcept { return 0; }
-const char *mkb_task_instruction(const mkb_task *) noexcept { return nullptr; }
-const char *mkb_task_source_skill(const mkb_task *) noexcept { return nullptr; }
-const char *mkb_task_json(const mkb_task *) noexcept { return nullptr; }
+const char *mkb_task_id(const mkb_task *t) noexcept { return t ? t->impl->id().c_str() : nullptr; }
+const char *mkb_task_problem(const mkb_task *t) noexcept { return t ? t->impl->key().problem.c_str() : nullptr; }
+const char *mkb_task_family(const mkb_task *t) noexcept { return t ? t->impl->key().family.c_str() : nullptr; }
+const char *mkb_task_dsl(const mkb_task *t) noexcept { return t ? t->impl->key().dsl.c_str() : nullptr; }
+int32_t mkb_task_arm(const mkb_task *t) noexcept { return t ? t->impl->key().arm : -1; }
+uint32_t mkb_task_replicate(const mkb_task *t) noexcept { return t ? static_cast<uint32_t>(t->impl->key().replicate) : 0; }
+const char *mkb_task_instruction(const mkb_task *t) noexcept { return t ? t->impl->instruction().c_str() : nullptr; }
+const char *mkb_task_source_skill(const mkb_task *t) noexcept {
+  return t && !t->impl->source_skill().empty() ? t->impl->source_skill().c_str() : nullptr;
+}
+const char *mkb_task_json(const mkb_task *t) noexcept { return t ? t->impl->json().c_str() : nullptr; }
 const char *mkb_task_errmsg(const mkb_task *task) noexcept { return task ? task->errors.get() : "no task (NULL handle)"; }
 
-mkb_status mkb_submit_attempt(mkb_task *task, const char *, size_t, mkb_report **report_out) noexcept {
+mkb_status mkb_submit_attempt(mkb_task *task, const char *source, size_t size, mkb_report **report_out) noexcept {
   if (report_out) *report_out = nullptr;
-  return not_yet(task ? &task->errors : nullptr, "mkb_submit_attempt");
+  if (!task || (!source && size) || !report_out) return MKB_ERR_INVALID_ARGUMENT;
+  return api_boundary(&task->errors, [&] {
+    auto report = std::make_unique<mkb_report>();
+    report->report = task->impl->submit(std::string_view(source ? source : "", size));
+    *report_out = report.release();
+    return MKB_OK;
+  });
 }
 
-mkb_status mkb_submit_skill(mkb_task *task, const char *, size_t) noexcept {
-  return not_yet(task ? &task->errors : nullptr, "mkb_submit_skill");
+mkb_status mkb_submit_skill(mkb_task *task, const char *text, size_t size) noexcept {
+  if (!task || (!text && size)) return MKB_ERR_INVALID_ARGUMENT;
+  return api_boundary(&task->errors, [&] {
+    task->impl->submit_skill(std::string_view(text ? text : "", size));
+    return MKB_OK;
+  });
 }
 
-mkb_status mkb_task_add_usage(mkb_task *task, uint64_t, uint64_t, double) noexcept {
-  return not_yet(task ? &task->errors : nullptr, "mkb_task_add_usage");
+mkb_status mkb_task_add_usage(mkb_task *task, uint64_t input_tokens, uint64_t output_tokens, double cost_usd) noexcept {
+  if (!task) return MKB_ERR_INVALID_ARGUMENT;
+  return api_boundary(&task->errors, [&] {
+    task->impl->add_usage(input_tokens, output_tokens, cost_usd);
+    return MKB_OK;
+  });
 }
 
 mkb_status mkb_finalize(mkb_task *task, mkb_report **report_out) noexcept {
   if (report_out) *report_out = nullptr;
-  return not_yet(task ? &task->errors : nullptr, "mkb_finalize");
+  if (!task) return MKB_ERR_INVALID_ARGUMENT;
+  return api_boundary(&task->errors, [&] {
+    auto report = std::make_unique<mkb_report>();
+    report->report = task->impl->finalize("agent");
+    if (report_out) *report_out = report.release();
+    return MKB_OK;
+  });
 }
 
-void mkb_task_release(mkb_task *task) noexcept { delete task; }
+void mkb_task_release(mkb_task *task) noexcept {
+  if (!task) return;
+  try {
+    if (!task->impl->ended()) task->impl->finalize("release");
+  } catch (...) {
+    // A closed session or a failed final evaluation: the trial stays unfinished and is planned again.
+  }
+  delete task;
+}
 
 // ---- Reports ----------------------------------------------------------------------------------------
 
@@ -210,21 +253,39 @@ mkb_status mkb_evaluate(mkb_session *session, const char *problem, const char *d
 
 // ---- Scores -----------------------------------------------------------------------------------------
 
-mkb_status mkb_score(mkb_session *session, uint32_t, char **text_out) noexcept {
+mkb_status mkb_score(mkb_session *session, uint32_t format, char **text_out) noexcept {
   if (text_out) *text_out = nullptr;
-  return not_yet(session ? &session->errors : nullptr, "mkb_score");
+  if (!session || !text_out || format > MKB_SCORE_TABLE) return MKB_ERR_INVALID_ARGUMENT;
+  return api_boundary(&session->errors, [&] {
+    if (!session->impl) mkb::fail(MKB_ERR_STATE, "the session failed to open");
+    *text_out = owned_copy(session->impl->score(format == MKB_SCORE_TABLE));
+    return MKB_OK;
+  });
 }
 
-mkb_status mkb_score_ledgers(const char *const *, size_t, uint32_t, char **text_out, char **error_out) noexcept {
+mkb_status mkb_score_ledgers(const char *const *paths, size_t count, uint32_t format, char **text_out,
+                             char **error_out) noexcept {
   if (text_out) *text_out = nullptr;
-  if (error_out) {
+  if (error_out) *error_out = nullptr;
+  if (!paths || count == 0 || !text_out || format > MKB_SCORE_TABLE) return MKB_ERR_INVALID_ARGUMENT;
+  error_slot errors;
+  mkb_status status = api_boundary(&errors, [&] {
+    std::vector<mkb::trial_result> results;
+    for (size_t i = 0; i < count; ++i) {
+      if (!paths[i]) mkb::fail(MKB_ERR_INVALID_ARGUMENT, "paths[{}] is NULL", i);
+      auto contents = mkb::ledger::read(paths[i]);
+      results.insert(results.end(), contents.finished.begin(), contents.finished.end());
+    }
+    *text_out = owned_copy(format == MKB_SCORE_TABLE ? mkb::score_table(results) : mkb::score_json(results));
+    return MKB_OK;
+  });
+  if (status != MKB_OK && error_out) {
     try {
-      *error_out = owned_copy("mkb_score_ledgers is not supported by this version of libmkb yet");
+      *error_out = owned_copy(errors.get());
     } catch (...) {
-      *error_out = nullptr;
     }
   }
-  return MKB_ERR_UNSUPPORTED;
+  return status;
 }
 
 } // extern "C"

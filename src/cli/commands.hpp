@@ -8,6 +8,8 @@ int run_doctor(int argc, char **argv);
 int run_check(int argc, char **argv);
 int run_draw(int argc, char **argv);
 int run_problems(int argc, char **argv);
+int run_ledger(int argc, char **argv);
+int run_score(int argc, char **argv);
 
 // Exit codes shared by the subcommands.
 inline constexpr int exit_ok = 0;

@@ -18,6 +18,8 @@ void usage(FILE *out) {
              "                              evaluate one kernel and print its report\n"
              "  draw --problem ID --seed S --out DIR [--suite DIR] [--gpu N]\n"
              "                              write one draw's inputs and the anchor's outputs\n"
+             "  ledger dump FILE            print every ledger record as a line of JSON\n"
+             "  score LEDGER... [--json]    score the finished attempts of one or more ledgers\n"
              "\n"
              "docs/CLI.md describes each command and its exit codes.\n",
              out);
@@ -37,6 +39,8 @@ int main(int argc, char **argv) {
   if (command == "check") return run_check(argc, argv);
   if (command == "draw") return run_draw(argc, argv);
   if (command == "problems") return run_problems(argc, argv);
+  if (command == "ledger") return run_ledger(argc, argv);
+  if (command == "score") return run_score(argc, argv);
   std::fprintf(stderr, "mkb: unknown command '%s'\n\n", command.c_str());
   usage(stderr);
   return exit_usage;

@@ -29,7 +29,7 @@ const char *status_name(int32_t status) {
 namespace {
 constexpr const char *verdicts[] = {"passed",           "refused",       "compile_error", "launch_error", "wrong_answer",
                                     "out_of_bounds",    "input_modified", "fault",        "timeout",      "out_of_memory",
-                                    "crashed",          "inconsistent",  "compiled"};
+                                    "crashed",          "inconsistent",  "compiled",      "no_kernel"};
 constexpr const char *arms[] = {"solo_a", "solo_b", "a2b_skill", "b2a_skill"};
 } // namespace
 
@@ -49,6 +49,6 @@ const char *arm_name(int32_t arm) {
   return arms[arm];
 }
 
-static_assert(MKB_VERDICT_COMPILED == std::size(verdicts) - 1, "a verdict without a name");
+static_assert(MKB_VERDICT_NO_KERNEL == std::size(verdicts) - 1, "a verdict without a name");
 
 } // namespace mkb

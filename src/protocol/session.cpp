@@ -1,13 +1,26 @@
 #include "protocol/session.hpp"
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/text.hpp"
 #include "dsl/dsl.hpp"
+#include "protocol/instruction.hpp"
+#include "protocol/scoring.hpp"
 
 namespace mkb {
 
+namespace {
+
+// Changes whenever the rules an attempt is graded by change.
+constexpr const char *contract_version = "mkb-contract-1";
+
+} // namespace
+
 session::session(session_config config) : config_(std::move(config)), suite_(suite::load(config_.suite_path)) {
-  for (const std::string *name : {&config_.dsl_a, &config_.dsl_b})
-    if (!name->empty() && !find_dsl(*name)) fail(MKB_ERR_NOT_FOUND, "DSL '{}' is not registered in this build", *name);
+  resolve_dsls();
+  std::vector<const problem *> selected = select_problems();
 
   std::string worker = find_worker_executable(config_.worker_path);
   compile_only_ = config_.compile_only;
@@ -28,10 +41,138 @@ session::session(session_config config) : config_(std::move(config)), suite_(sui
   settings.cache_dir = config_.cache_dir;
   settings.max_source_bytes = config_.budget_source_bytes;
   evaluator_ = std::make_unique<evaluator>(*workers_, settings);
+
+  std::vector<fingerprints> prints_a, prints_b;
+  for (const problem *p : selected) {
+    prints_a.push_back(prints_for(*p, *dsl_a_));
+    prints_b.push_back(prints_for(*p, *dsl_b_));
+  }
+  plan_ = std::make_unique<four_arm_plan>(selected, *dsl_a_, *dsl_b_, static_cast<int>(config_.replicates), config_.model,
+                                          prints_a, prints_b);
+  if (config_.ledger_path) {
+    ledger_ = ledger::open(*config_.ledger_path);
+    stale_ = plan_->restore(ledger_->loaded(), config_.rerun_stale, &interrupted_);
+    ledger_->session_opened(dsl_a_->name(), dsl_b_->name());
+  }
+  {
+    std::lock_guard lock(mutex_);
+    for (size_t i = 0; i < plan_->trials().size(); ++i)
+      if (plan_->trials()[i].source >= 0 && plan_->trials()[i].state == trial_state::ready)
+        skip_if_no_skill(static_cast<int>(i));
+  }
+  watcher_ = std::thread([this] { watch_deadlines(); });
 }
 
 session::~session() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  if (watcher_.joinable()) watcher_.join();
+  std::vector<std::shared_ptr<task>> live;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto &w : live_)
+      if (auto t = w.lock()) live.push_back(t);
+  }
+  for (auto &t : live) t->detach(); // unfinished attempts are planned again when the ledger resumes
   if (workers_) workers_->stop_all();
+}
+
+void session::resolve_dsls() {
+  // The default pair is the original benchmark's; until its frontends are registered, `cuda` twice.
+  std::string a = config_.dsl_a, b = config_.dsl_b;
+  if (a.empty() && b.empty()) {
+    bool original = find_dsl("cute-dsl") && find_dsl("tirx");
+    a = original ? "cute-dsl" : "cuda";
+    b = original ? "tirx" : "cuda";
+  } else if (a.empty() || b.empty()) {
+    fail(MKB_ERR_CONFIG, "dsl_a and dsl_b: give both or neither (got \"{}\" and \"{}\")", a, b);
+  }
+  dsl_a_ = find_dsl(a);
+  dsl_b_ = find_dsl(b);
+  for (const auto &[field, name, d] : {std::tuple{"dsl_a", a, dsl_a_}, std::tuple{"dsl_b", b, dsl_b_}})
+    if (!d) fail(MKB_ERR_NOT_FOUND, "{}: DSL '{}' is not registered in this build", field, name);
+}
+
+std::vector<const problem *> session::select_problems() const {
+  std::vector<const problem *> selected;
+  for (const problem &p : suite_.problems()) {
+    bool family_ok = config_.families.empty();
+    for (const std::string &f : config_.families) family_ok |= f == p.family;
+    bool id_ok = config_.problem_patterns.empty();
+    for (const std::string &pattern : config_.problem_patterns) id_ok |= glob_match(pattern, p.id);
+    if (family_ok && id_ok) selected.push_back(&p);
+  }
+  if (selected.empty())
+    fail(MKB_ERR_CONFIG, "problems/families: nothing in suite {} matches problems \"{}\" and families \"{}\"", suite_.origin(),
+         fmt::join(config_.problem_patterns, ","), fmt::join(config_.families, ","));
+  return selected;
+}
+
+fingerprints session::prints_for(const problem &p, const dsl &d) const {
+  fingerprints f;
+  f.problem = hasher128().add(p.spec_text).add(p.reference).add(p.baseline_source).add(p.anchor_source).add(p.generators_source)
+                  .digest().hex();
+  f.dsl = hasher128().add(d.name()).add(d.notes()).digest().hex();
+  const evaluation_settings &e = evaluation_settings{};
+  f.contract = hasher128()
+                   .add(contract_version)
+                   .add(fmt::format("{} {} {} {}", config_.budget_seconds, config_.budget_submissions,
+                                    config_.budget_source_bytes, config_.skill_max_bytes))
+                   .add(fmt::format("{} {} {} {} {}", e.correctness_draws, e.warmup_draws, e.timed_draws,
+                                    e.max_timed_draws, e.reverify_draws))
+                   .digest()
+                   .hex();
+  return f;
+}
+
+void session::skip_if_no_skill(int skill_arm) {
+  planned_trial &t = plan_->trials()[skill_arm];
+  const planned_trial &source = plan_->trials()[t.source];
+  if (!source.result || !trim(source.result->skill).empty()) return;
+  // Recorded as skipped, never handed out, scored as its base.
+  trial_result r;
+  r.key = t.key;
+  r.prints = t.prints;
+  r.skipped = true;
+  r.ended_by = "skipped";
+  if (ledger_) ledger_->trial_finished(r);
+  plan_->finish(skill_arm, r);
+}
+
+std::vector<std::shared_ptr<task>> session::next_tasks(std::chrono::milliseconds wait, size_t capacity, bool *done) {
+  std::vector<std::shared_ptr<task>> out;
+  std::unique_lock lock(mutex_);
+  auto deadline = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    while (out.size() < capacity) {
+      std::optional<int> index = plan_->take();
+      if (!index) break;
+      planned_trial &t = plan_->trials()[*index];
+      if (ledger_) ledger_->trial_started(t.key, t.prints);
+      std::string source_skill, source_dsl;
+      if (t.source >= 0) {
+        const planned_trial &source = plan_->trials()[t.source];
+        source_dsl = source.language->display_name();
+        source_skill = skill_for_transfer(source.result->skill, source_dsl);
+      }
+      budget_limits budget{config_.budget_seconds, config_.budget_submissions, config_.budget_source_bytes,
+                           config_.skill_max_bytes};
+      std::string instruction = render_instruction(*t.p, *t.language, t.key.arm, budget, source_skill, source_dsl);
+      auto handed = std::make_shared<task>(*this, *index, t.key, t.prints, *t.p, *t.language, budget,
+                                           std::move(instruction), std::move(source_skill));
+      live_.push_back(handed);
+      out.push_back(std::move(handed));
+    }
+    *done = out.empty() && plan_->all_handed_out();
+    if (!out.empty() || *done || stopping_) return out;
+    if (changed_.wait_until(lock, deadline) == std::cv_status::timeout) {
+      *done = plan_->all_handed_out();
+      return out;
+    }
+  }
 }
 
 evaluation_report session::evaluate(const std::string &problem_id, const std::string &dsl_name, std::string_view source) {
@@ -40,6 +181,67 @@ evaluation_report session::evaluate(const std::string &problem_id, const std::st
   const dsl *d = find_dsl(dsl_name);
   if (!d) fail(MKB_ERR_NOT_FOUND, "DSL '{}' is not registered in this build", dsl_name);
   return evaluator_->evaluate(*p, *d, source);
+}
+
+evaluation_report session::evaluate_for_task(const problem &p, const dsl &d, std::string_view source) {
+  return evaluator_->evaluate(p, d, source);
+}
+
+void session::record_submission(const trial_key &key, int index, const evaluation_report &r, const std::string &source,
+                                const usage_totals &usage) {
+  if (ledger_)
+    ledger_->submission_made(key, index, r.counted, r.verdict, r.time_us, r.baseline_us, r.speedup, r.source_hash, source,
+                             r.json, usage.input_tokens, usage.output_tokens, usage.cost_usd);
+}
+
+void session::record_skill(const trial_key &key, const std::string &text) {
+  if (ledger_) ledger_->skill_updated(key, text);
+}
+
+void session::trial_ended(int trial_index, const trial_result &result) {
+  std::lock_guard lock(mutex_);
+  if (ledger_) ledger_->trial_finished(result);
+  if (std::optional<int> dependent = plan_->finish(trial_index, result)) skip_if_no_skill(*dependent);
+  changed_.notify_all();
+}
+
+std::string session::score(bool table) {
+  std::vector<trial_result> results;
+  if (ledger_) {
+    results = ledger::read(ledger_->path()).finished;
+  } else {
+    std::lock_guard lock(mutex_);
+    for (const planned_trial &t : plan_->trials())
+      if (t.result) results.push_back(*t.result);
+  }
+  return table ? score_table(results) : score_json(results);
+}
+
+void session::watch_deadlines() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    changed_.wait_for(lock, std::chrono::milliseconds(200));
+    if (stopping_) break;
+    std::vector<std::shared_ptr<task>> live;
+    for (auto it = live_.begin(); it != live_.end();) {
+      if (auto t = it->lock()) {
+        live.push_back(t);
+        ++it;
+      } else {
+        it = live_.erase(it);
+      }
+    }
+    lock.unlock(); // a task ending calls back into the session
+    for (auto &t : live)
+      if (!t->ended() && std::chrono::steady_clock::now() >= t->deadline()) {
+        try {
+          t->end_if_expired();
+        } catch (const std::exception &) {
+          // The final evaluation could not run (infrastructure); the next round tries again.
+        }
+      }
+    lock.lock();
+  }
 }
 
 } // namespace mkb

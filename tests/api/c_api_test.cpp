@@ -2,7 +2,11 @@
 // evaluation reports, and the status of calls that later versions implement.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -68,6 +72,9 @@ TEST(CApi, FailedOpenKeepsItsErrorOnTheHandle) {
 
   o = double_options();
   o.dsl_a = "fortran";
+  EXPECT_EQ(mkb_open(&o, &s), MKB_ERR_CONFIG) << "one DSL of a pair alone";
+  mkb_close(s);
+  o.dsl_b = "cuda";
   EXPECT_EQ(mkb_open(&o, &s), MKB_ERR_NOT_FOUND);
   EXPECT_NE(std::string(mkb_session_errmsg(s)).find("fortran"), std::string::npos);
   mkb_close(s);
@@ -102,6 +109,78 @@ TEST(CApi, EvaluateReturnsAReport) {
             MKB_ERR_NOT_FOUND);
   EXPECT_EQ(mkb_evaluate(s, nullptr, "cuda", source.data(), source.size(), &r), MKB_ERR_INVALID_ARGUMENT);
   mkb_close(s);
+}
+
+TEST(CApi, TheFourArmProtocol) {
+  std::string ledger = std::filesystem::temp_directory_path() / ("mkb-capi-" + std::to_string(getpid()) + ".ledger");
+  std::filesystem::remove(ledger);
+  mkb_open_options o = double_options();
+  o.dsl_a = o.dsl_b = "cuda";
+  o.problems = "topk_*";
+  o.ledger_path = ledger.c_str();
+  o.model = "c-api-test";
+  mkb_session *s = nullptr;
+  ASSERT_EQ(mkb_open(&o, &s), MKB_OK) << mkb_session_errmsg(s);
+  mkb_task *tasks[8] = {};
+  size_t count = 0;
+  EXPECT_EQ(mkb_next_task(s, 0, tasks, 0, &count), MKB_ERR_INVALID_ARGUMENT);
+  std::string solution = read(mkb::testing::source_dir() + "/problems/moe/topk_softmax_routing_mixtral_8x7b_bf16/solutions/cuda.cu");
+  int played = 0;
+  for (;;) {
+    mkb_status st = mkb_next_task(s, 200, tasks, 8, &count);
+    if (st == MKB_DONE) break;
+    if (st == MKB_NOT_READY) continue;
+    ASSERT_EQ(st, MKB_OK) << mkb_session_errmsg(s);
+    for (size_t i = 0; i < count; ++i) {
+      mkb_task *t = tasks[i];
+      int arm = mkb_task_arm(t);
+      EXPECT_STREQ(mkb_task_problem(t), "topk_softmax_routing_mixtral_8x7b_bf16");
+      EXPECT_STREQ(mkb_task_family(t), "moe");
+      EXPECT_NE(std::string(mkb_task_json(t)).find(mkb_task_id(t)), std::string::npos);
+      EXPECT_EQ(mkb_task_source_skill(t) != nullptr, arm >= MKB_ARM_A2B_SKILL);
+      std::string source = solution + "// mkb-double: time_us=" + std::to_string(20 - 2 * arm) + "\n";
+      mkb_report *r = nullptr;
+      ASSERT_EQ(mkb_submit_attempt(t, source.data(), source.size(), &r), MKB_OK) << mkb_task_errmsg(t);
+      EXPECT_EQ(mkb_report_verdict(r), MKB_VERDICT_PASSED);
+      EXPECT_EQ(mkb_report_submissions_left(r), 9u);
+      mkb_report_free(r);
+      const char *skill = "tie-break on the lower index";
+      if (arm >= MKB_ARM_A2B_SKILL) {
+        EXPECT_EQ(mkb_submit_skill(t, skill, std::strlen(skill)), MKB_ERR_STATE);
+        EXPECT_NE(std::string(mkb_task_errmsg(t)).find("skill arm"), std::string::npos);
+      } else {
+        EXPECT_EQ(mkb_submit_skill(t, skill, std::strlen(skill)), MKB_OK);
+      }
+      EXPECT_EQ(mkb_task_add_usage(t, 10, 5, -1.0), MKB_ERR_INVALID_ARGUMENT);
+      EXPECT_EQ(mkb_task_add_usage(t, 10, 5, 0.01), MKB_OK);
+      ASSERT_EQ(mkb_finalize(t, &r), MKB_OK) << mkb_task_errmsg(t);
+      EXPECT_EQ(mkb_report_final(r), 1);
+      mkb_report_free(r);
+      EXPECT_EQ(mkb_finalize(t, &r), MKB_ERR_STATE);
+      EXPECT_EQ(mkb_submit_attempt(t, source.data(), source.size(), &r), MKB_ERR_STATE);
+      mkb_task_release(t);
+      ++played;
+    }
+  }
+  EXPECT_EQ(played, 4);
+  char *table = nullptr;
+  ASSERT_EQ(mkb_score(s, MKB_SCORE_TABLE, &table), MKB_OK) << mkb_session_errmsg(s);
+  EXPECT_NE(std::string(table).find("model c-api-test"), std::string::npos) << table;
+  mkb_free(table);
+  EXPECT_EQ(mkb_score(s, 7, &table), MKB_ERR_INVALID_ARGUMENT);
+  mkb_close(s);
+
+  const char *paths[] = {ledger.c_str()};
+  char *json = nullptr, *error = nullptr;
+  ASSERT_EQ(mkb_score_ledgers(paths, 1, MKB_SCORE_JSON, &json, &error), MKB_OK);
+  EXPECT_NE(std::string(json).find("\"pairs\":1"), std::string::npos) << json;
+  mkb_free(json);
+  const char *missing[] = {"/nonexistent/ledger"};
+  EXPECT_EQ(mkb_score_ledgers(missing, 1, MKB_SCORE_JSON, &json, &error), MKB_ERR_IO);
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(std::string(error).find("/nonexistent/ledger"), std::string::npos);
+  mkb_free(error);
+  std::filesystem::remove(ledger);
 }
 
 TEST(CApi, NullHandlesAreSafe) {

@@ -10,6 +10,7 @@
 //   mkb-double: crash             abort while "running" (the worker dies)
 //   mkb-double: hang              never answer (the library's deadline must kill it)
 //   mkb-double: lose-context      answer, then exit as after a fault
+//   mkb-double: sleep_ms=N        take N milliseconds (an evaluation that outlasts a deadline)
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -80,6 +81,8 @@ protected:
     const std::string source = request.submission()->code()->source()->str();
     progress("correctness");
     if (!directive(source, "crash").empty()) std::abort();
+    if (std::string sleep = directive(source, "sleep_ms"); !sleep.empty())
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(sleep.c_str())));
     if (!directive(source, "hang").empty())
       for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     std::string verdict = directive(source, "verdict");

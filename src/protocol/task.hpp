@@ -1,0 +1,92 @@
+// One attempt handed to an agent: budgets enforced here (wall clock, submissions that entered
+// evaluation, source size), the skill of a solo kept up to date, and the final evaluation that is the
+// attempt's record. Calls on one task are serialized by its own lock.
+#pragma once
+
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "eval/report.hpp"
+#include "protocol/instruction.hpp"
+#include "protocol/trial.hpp"
+
+namespace mkb {
+
+struct problem;
+class dsl;
+
+struct usage_totals {
+  uint64_t input_tokens = 0, output_tokens = 0;
+  double cost_usd = 0;
+};
+
+// What a task needs from its session.
+class task_host {
+public:
+  virtual ~task_host() = default;
+  virtual evaluation_report evaluate_for_task(const problem &p, const dsl &d, std::string_view source) = 0;
+  virtual void record_submission(const trial_key &key, int index, const evaluation_report &report,
+                                 const std::string &source, const usage_totals &usage) = 0;
+  virtual void record_skill(const trial_key &key, const std::string &text) = 0;
+  virtual void trial_ended(int trial_index, const trial_result &result) = 0;
+};
+
+class task {
+public:
+  using clock = std::chrono::steady_clock;
+
+  task(task_host &host, int trial_index, trial_key key, fingerprints prints, const problem &p, const dsl &d,
+       budget_limits budget, std::string instruction, std::string source_skill);
+
+  // Each throws mkb::error with the C API's status (docs in mkb.h).
+  evaluation_report submit(std::string_view source);
+  void submit_skill(std::string_view text);
+  void add_usage(uint64_t input_tokens, uint64_t output_tokens, double cost_usd);
+  // Ends the attempt if it is still open (final evaluation of the latest kernel), then hands out the
+  // final report the first time only (MKB_ERR_STATE after).
+  evaluation_report finalize(const std::string &ended_by);
+  // Ends the attempt if it is open and its deadline has passed. For the session's deadline watcher.
+  void end_if_expired();
+  // The session is closing: the attempt stays unfinished (it is planned again on resume).
+  void detach();
+
+  bool ended() const;
+  const trial_key &key() const { return key_; }
+  const std::string &id() const { return id_; }
+  const problem &target() const { return problem_; }
+  const std::string &instruction() const { return instruction_; }
+  const std::string &source_skill() const { return source_skill_; }
+  const std::string &json() const { return json_; }
+  clock::time_point deadline() const { return deadline_; }
+
+private:
+  void end_locked(const std::string &ended_by);
+  void fill_budget(evaluation_report &r) const;
+  uint32_t submissions_left() const;
+  double seconds_left() const;
+
+  mutable std::mutex mutex_;
+  task_host *host_;
+  const int trial_index_;
+  const trial_key key_;
+  const std::string id_;
+  const fingerprints prints_;
+  const problem &problem_;
+  const dsl &dsl_;
+  const budget_limits budget_;
+  const std::string instruction_, source_skill_;
+  std::string json_;
+  const clock::time_point started_, deadline_;
+
+  int submissions_ = 0;          // every submission, refused ones included
+  int counted_ = 0;              // submissions that entered evaluation
+  std::string latest_source_;    // the latest kernel that entered evaluation
+  std::string skill_;
+  usage_totals usage_;
+  bool ended_ = false, detached_ = false, final_handed_out_ = false;
+  std::optional<evaluation_report> final_;
+};
+
+} // namespace mkb

@@ -1,0 +1,51 @@
+// A trial: one attempt of the four-arm protocol, identified by model, problem, DSL, arm and replicate,
+// and what the ledger keeps of its end.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <tuple>
+
+namespace mkb {
+
+struct trial_key {
+  std::string model;
+  std::string problem;
+  std::string family;
+  std::string dsl;
+  int arm = 0; // mkb_arm
+  int replicate = 0;
+
+  // Family and DSL follow from problem and arm within a session; identity is the rest.
+  auto identity() const { return std::tie(model, problem, arm, replicate); }
+  bool operator<(const trial_key &o) const { return identity() < o.identity(); }
+  bool operator==(const trial_key &o) const { return identity() == o.identity(); }
+  std::string id() const; // "<problem>/<dsl>/<arm>/r<replicate>"
+};
+
+struct fingerprints {
+  std::string problem, dsl, contract;
+  bool operator==(const fingerprints &) const = default;
+};
+
+struct trial_result {
+  trial_key key;
+  fingerprints prints;
+  int verdict = 13; // mkb_verdict of the final evaluation (MKB_VERDICT_NO_KERNEL until one ran)
+  double time_us = NAN, baseline_us = NAN, speedup = NAN;
+  bool skipped = false;
+  std::string skill;
+  int submissions_used = 0;
+  double seconds_used = 0;
+  uint64_t input_tokens = 0, output_tokens = 0;
+  double cost_usd = 0;
+  std::string final_source_hash;
+  std::string final_report_json;
+  std::string ended_by;
+  double unix_time = 0;
+
+  bool passed() const { return verdict == 0; }
+};
+
+} // namespace mkb

@@ -1,0 +1,64 @@
+// The four arms over the suite's two first problems on a real GPU, with scripted submissions: the
+// protocol, the ledger and the scores running on real evaluations.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "core/files.hpp"
+#include "mkb.h"
+#include "protocol/session.hpp"
+#include "support/gpu_presence.hpp"
+#include "support/paths.hpp"
+#include "support/temp_dir.hpp"
+
+namespace mkb {
+namespace {
+
+// What each arm submits: the suite's fast solution, a slower correct kernel, or a wrong one.
+std::string scripted_source(const task &t) {
+  std::string hostile = testing::source_dir() + "/tests/gpu/hostile/";
+  const std::string &fast = *t.target().solution_for("cuda");
+  if (t.key().problem == "fused_add_rmsnorm_h4096_llama31_8b_bf16")
+    return t.key().arm == MKB_ARM_SOLO_A || t.key().arm == MKB_ARM_B2A_SKILL ? read_file(hostile + "correct_simple.cu") : fast;
+  return t.key().arm == MKB_ARM_SOLO_B ? read_file(hostile + "routing_wrong_tie_break.cu") : fast;
+}
+
+TEST(ProtocolGpu, FourArmsOverTwoProblems) {
+  MKB_REQUIRE_GPU();
+  testing::temp_dir dir;
+  session_config c;
+  c.worker_path = testing::real_worker();
+  c.gpus = std::vector<int>{0};
+  c.cache_dir = default_cache_dir().string();
+  c.dsl_a = c.dsl_b = "cuda";
+  c.model = "scripted-h200";
+  c.ledger_path = (dir.path() / "run.ledger").string();
+  session s(c);
+  int finished = 0;
+  for (;;) {
+    bool done = false;
+    auto tasks = s.next_tasks(std::chrono::milliseconds(100), 4, &done);
+    if (done) break;
+    for (auto &t : tasks) {
+      evaluation_report r = t->submit(scripted_source(*t));
+      std::printf("%s: %s", t->id().c_str(), r.message.c_str());
+      if (t->key().arm <= MKB_ARM_SOLO_B) t->submit_skill("Fuse everything into one pass; rows fit in registers.");
+      evaluation_report final = t->finalize("agent");
+      std::printf("  final: %s", final.message.c_str());
+      ++finished;
+    }
+  }
+  EXPECT_EQ(finished, 8);
+  std::string table = s.score(true);
+  std::printf("%s", table.c_str());
+  EXPECT_NE(table.find("2 paired comparisons"), std::string::npos);
+  ledger_contents l = ledger::read(dir.path() / "run.ledger");
+  ASSERT_EQ(l.finished.size(), 8u);
+  for (const trial_result &r : l.finished) {
+    bool wrong = r.key.problem == "topk_softmax_routing_mixtral_8x7b_bf16" && r.key.arm == MKB_ARM_SOLO_B;
+    EXPECT_EQ(r.verdict, wrong ? MKB_VERDICT_WRONG_ANSWER : MKB_VERDICT_PASSED) << r.key.id();
+  }
+}
+
+} // namespace
+} // namespace mkb

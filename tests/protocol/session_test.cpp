@@ -1,0 +1,271 @@
+// The four-arm protocol end to end with the worker TEST DOUBLE at the GPU boundary: the double
+// compiles for real and answers verdicts and times from directives in each scripted submission.
+#include "protocol/session.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "core/error.hpp"
+#include "mkb.h"
+#include "support/paths.hpp"
+#include "support/temp_dir.hpp"
+
+namespace mkb {
+namespace {
+
+session_config scripted_config(const testing::temp_dir &dir, bool with_ledger = true) {
+  session_config c;
+  c.worker_path = testing::worker_double();
+  c.gpus = std::vector<int>{0};
+  c.cache_dir = (dir.path() / "cache").string();
+  c.model = "scripted";
+  c.dsl_a = c.dsl_b = "cuda";
+  if (with_ledger) c.ledger_path = (dir.path() / "run.ledger").string();
+  return c;
+}
+
+// A kernel for the task's problem whose time the double reports as `time_us` (baseline 100 us).
+std::string kernel(const task &t, double time_us, const std::string &more = "") {
+  return *t.target().solution_for("cuda") + fmt::format("\n// mkb-double: time_us={} baseline_us=100 {}\n", time_us, more);
+}
+
+// The scripted agent: one submission whose time depends on problem and arm, a skill in SOLO_A only.
+void play(task &t) {
+  double time = 10.0 + 7.0 * t.key().arm + (t.key().problem.size() % 5);
+  evaluation_report r = t.submit(kernel(t, time));
+  ASSERT_EQ(r.verdict, MKB_VERDICT_PASSED) << r.message;
+  if (t.key().arm == MKB_ARM_SOLO_A) t.submit_skill("Use one block per row and 16-byte loads.");
+  t.finalize("agent");
+}
+
+// Plays every task to the end; stops (returns false) after `limit` finished tasks.
+bool play_all(session &s, int limit = 1 << 30) {
+  int finished = 0;
+  while (finished < limit) {
+    bool done = false;
+    auto tasks = s.next_tasks(std::chrono::milliseconds(100), 1, &done);
+    if (done) return true;
+    for (auto &t : tasks) {
+      play(*t);
+      ++finished;
+    }
+  }
+  return false;
+}
+
+TEST(Session, HandsOutSolosThenSkillArmsWithTheirSkill) {
+  testing::temp_dir dir;
+  session s(scripted_config(dir));
+  bool done = false;
+  auto solos = s.next_tasks(std::chrono::milliseconds(0), 10, &done);
+  ASSERT_EQ(solos.size(), 4u); // two problems, two solo arms
+  EXPECT_FALSE(done);
+  EXPECT_TRUE(s.next_tasks(std::chrono::milliseconds(50), 10, &done).empty());
+  EXPECT_FALSE(done) << "skill arms wait: not ready, not done";
+
+  task &solo_a = *solos[0];
+  EXPECT_EQ(solo_a.key().arm, MKB_ARM_SOLO_A);
+  EXPECT_TRUE(solo_a.source_skill().empty());
+  EXPECT_NE(solo_a.instruction().find(solo_a.target().description), std::string::npos);
+  EXPECT_NE(solo_a.instruction().find("mkb:plan"), std::string::npos) << "the DSL's notes";
+  EXPECT_NE(solo_a.instruction().find("10 submissions"), std::string::npos);
+  EXPECT_NE(solo_a.instruction().find("keep a *skill*"), std::string::npos);
+  play(solo_a);
+
+  auto next = s.next_tasks(std::chrono::milliseconds(1000), 10, &done);
+  ASSERT_EQ(next.size(), 1u);
+  task &skill_arm = *next[0];
+  EXPECT_EQ(skill_arm.key().arm, MKB_ARM_A2B_SKILL);
+  EXPECT_EQ(skill_arm.key().problem, solo_a.key().problem);
+  EXPECT_NE(skill_arm.source_skill().find("16-byte loads"), std::string::npos);
+  EXPECT_NE(skill_arm.source_skill().find("earlier attempt"), std::string::npos);
+  EXPECT_NE(skill_arm.instruction().find("16-byte loads"), std::string::npos);
+  try {
+    skill_arm.submit_skill("mine");
+    FAIL();
+  } catch (const error &e) {
+    EXPECT_EQ(e.status(), MKB_ERR_STATE);
+  }
+}
+
+TEST(Session, BudgetEdges) {
+  testing::temp_dir dir;
+  session_config c = scripted_config(dir);
+  c.budget_submissions = 2;
+  c.budget_source_bytes = 5000;
+  session s(c);
+  bool done = false;
+  std::shared_ptr<task> t = s.next_tasks(std::chrono::milliseconds(0), 1, &done)[0];
+
+  evaluation_report refused = t->submit(std::string(6000, 'x'));
+  EXPECT_EQ(refused.verdict, MKB_VERDICT_REFUSED);
+  EXPECT_FALSE(refused.counted);
+  EXPECT_EQ(refused.submissions_left, 2u) << "refused submissions are not counted";
+
+  EXPECT_EQ(t->submit(kernel(*t, 40)).submissions_left, 1u);
+  evaluation_report last = t->submit(kernel(*t, 20));
+  EXPECT_EQ(last.submissions_left, 0u);
+  EXPECT_NE(last.message.find("0 of 2 submissions left"), std::string::npos) << last.message;
+  try {
+    t->submit(kernel(*t, 5));
+    FAIL() << "a third submission was accepted";
+  } catch (const error &e) {
+    EXPECT_EQ(e.status(), MKB_ERR_BUDGET);
+  }
+  t->submit_skill("still allowed after the last submission");
+  evaluation_report final = t->finalize("agent");
+  EXPECT_TRUE(final.final);
+  EXPECT_DOUBLE_EQ(final.time_us, 20) << "the final evaluation is of the latest kernel";
+  EXPECT_THROW(t->finalize("agent"), error);
+  EXPECT_THROW(t->submit(kernel(*t, 5)), error);
+}
+
+TEST(Session, TheDeadlineEndsTheAttemptEvenDuringAnEvaluation) {
+  testing::temp_dir dir;
+  session_config c = scripted_config(dir);
+  c.budget_seconds = 1;
+  session s(c);
+  bool done = false;
+  std::shared_ptr<task> t = s.next_tasks(std::chrono::milliseconds(0), 1, &done)[0];
+  evaluation_report r = t->submit(kernel(*t, 30, "sleep_ms=1500"));
+  EXPECT_TRUE(r.counted) << "an evaluation that started in time completes and counts";
+  EXPECT_EQ(r.seconds_left, 0);
+  EXPECT_NE(r.message.find("ran out during this evaluation"), std::string::npos) << r.message;
+  // The session's deadline watcher ends the attempt with a final evaluation.
+  for (int i = 0; i < 100 && !t->ended(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(t->ended());
+  EXPECT_THROW(t->submit(kernel(*t, 5)), error);
+  evaluation_report final = t->finalize("agent");
+  EXPECT_DOUBLE_EQ(final.time_us, 30);
+  ledger_contents c2 = ledger::read(dir.path() / "run.ledger");
+  ASSERT_EQ(c2.finished.size(), 2u) << "the attempt, and its skill arm skipped (no skill was written)";
+  EXPECT_EQ(c2.finished[0].ended_by, "deadline");
+  EXPECT_TRUE(c2.finished[1].skipped);
+}
+
+TEST(Session, AnEmptySkillSkipsTheSkillArm) {
+  testing::temp_dir dir;
+  session s(scripted_config(dir));
+  bool done = false;
+  auto solos = s.next_tasks(std::chrono::milliseconds(0), 4, &done);
+  task &solo_b = *solos[1];
+  ASSERT_EQ(solo_b.key().arm, MKB_ARM_SOLO_B);
+  solo_b.submit(kernel(solo_b, 12));
+  solo_b.submit_skill("something");
+  solo_b.submit_skill(""); // cleared: nothing to hand over
+  solo_b.finalize("agent");
+  EXPECT_TRUE(s.next_tasks(std::chrono::milliseconds(100), 4, &done).empty()) << "the B2A arm is never handed out";
+  ledger_contents c = ledger::read(dir.path() / "run.ledger");
+  ASSERT_EQ(c.finished.size(), 2u);
+  EXPECT_EQ(c.finished[1].key.arm, MKB_ARM_B2A_SKILL);
+  EXPECT_TRUE(c.finished[1].skipped);
+}
+
+TEST(Session, NoKernelMeansAFailedRecord) {
+  testing::temp_dir dir;
+  session s(scripted_config(dir));
+  bool done = false;
+  std::shared_ptr<task> t = s.next_tasks(std::chrono::milliseconds(0), 1, &done)[0];
+  t->add_usage(1000, 200, 0.25);
+  evaluation_report final = t->finalize("agent");
+  EXPECT_EQ(final.verdict, MKB_VERDICT_NO_KERNEL);
+  ledger_contents c = ledger::read(dir.path() / "run.ledger");
+  EXPECT_EQ(c.finished[0].verdict, MKB_VERDICT_NO_KERNEL);
+  EXPECT_EQ(c.finished[0].input_tokens, 1000u);
+  EXPECT_DOUBLE_EQ(c.finished[0].cost_usd, 0.25);
+}
+
+TEST(Session, ManyThreadsTakeEachTaskOnce) {
+  testing::temp_dir dir;
+  session_config c = scripted_config(dir, false);
+  c.replicates = 2;
+  c.gpus = std::vector<int>{0, 1, 2, 3}; // four worker doubles
+  session s(c);
+  std::mutex m;
+  std::multiset<std::string> seen;
+  std::vector<std::thread> agents;
+  for (int i = 0; i < 8; ++i)
+    agents.emplace_back([&] {
+      for (;;) {
+        bool done = false;
+        auto tasks = s.next_tasks(std::chrono::milliseconds(50), 1, &done);
+        if (done) return;
+        for (auto &t : tasks) {
+          {
+            std::lock_guard lock(m);
+            seen.insert(t->id());
+          }
+          play(*t);
+        }
+      }
+    });
+  for (auto &a : agents) a.join();
+  EXPECT_EQ(seen.size(), 12u); // 2 problems x 2 replicates x 4 arms, less the 4 B2A arms skipped
+  for (const std::string &id : seen) EXPECT_EQ(seen.count(id), 1u) << id;
+  EXPECT_NE(s.score(true).find("4 paired comparisons"), std::string::npos) << s.score(true);
+}
+
+TEST(Session, KilledMidRunThenResumedGivesTheSameScores) {
+  testing::temp_dir reference_dir, crash_dir;
+  std::string reference;
+  {
+    session s(scripted_config(reference_dir));
+    ASSERT_TRUE(play_all(s));
+    reference = s.score(false);
+  }
+  // A child process plays three attempts, starts a fourth, and is killed with SIGKILL.
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    session s(scripted_config(crash_dir));
+    play_all(s, 3);
+    bool done = false;
+    auto more = s.next_tasks(std::chrono::milliseconds(1000), 1, &done);
+    if (!more.empty()) more[0]->submit(kernel(*more[0], 33));
+    kill(getpid(), SIGKILL);
+    _exit(1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  ledger_contents before = ledger::read(crash_dir.path() / "run.ledger");
+  size_t played = 0;
+  for (const trial_result &r : before.finished) played += !r.skipped;
+  EXPECT_EQ(played, 3u);
+
+  session resumed(scripted_config(crash_dir));
+  EXPECT_EQ(resumed.interrupted_trials(), 1);
+  ASSERT_TRUE(play_all(resumed));
+  EXPECT_EQ(resumed.score(false), reference);
+  EXPECT_NE(reference.find("\"pairs\":2"), std::string::npos) << reference;
+}
+
+TEST(Session, ChangedContractMakesRecordsStale) {
+  testing::temp_dir dir;
+  {
+    session s(scripted_config(dir));
+    ASSERT_TRUE(play_all(s));
+  }
+  session_config changed = scripted_config(dir);
+  changed.budget_submissions = 5;
+  {
+    session kept(changed);
+    EXPECT_EQ(kept.stale_trials().size(), 8u);
+    bool done = false;
+    EXPECT_TRUE(kept.next_tasks(std::chrono::milliseconds(0), 1, &done).empty());
+    EXPECT_TRUE(done) << "stale records are kept unless a rerun is asked for";
+  }
+  changed.rerun_stale = true;
+  session rerun(changed);
+  bool done = false;
+  EXPECT_EQ(rerun.next_tasks(std::chrono::milliseconds(0), 10, &done).size(), 4u);
+}
+
+} // namespace
+} // namespace mkb
