@@ -169,6 +169,7 @@ std::vector<direction_score> compute_scores(const std::vector<trial_result> &res
     s.model = d.model;
     s.source_dsl = d.source_dsl;
     s.target_dsl = d.target_dsl;
+    s.direction = d.skill_arm == MKB_ARM_A2B_SKILL ? "a_to_b" : "b_to_a";
     auto all = select(d.pairs, [](const pair_unit &) { return true; });
     s.all = sc.group(all);
     sc.bootstrap(all, s);
@@ -231,7 +232,8 @@ std::string scores_json(const std::vector<direction_score> &scores, const score_
   j.field("tie_tolerance", settings.tie_tolerance).field("bootstrap_samples", settings.bootstrap_samples).end_object();
   j.key("directions").begin_array();
   for (const direction_score &s : scores) {
-    j.begin_object().field("model", s.model).field("source_dsl", s.source_dsl).field("target_dsl", s.target_dsl);
+    j.begin_object().field("model", s.model).field("direction", s.direction).field("source_dsl", s.source_dsl);
+    j.field("target_dsl", s.target_dsl);
     j.field("pairs", s.all.pairs);
     write_rates(j, "skill", s.all.skill);
     write_rates(j, "base", s.all.base);
@@ -287,8 +289,8 @@ std::string scores_table(const std::vector<direction_score> &scores) {
   std::string out;
   for (const direction_score &s : scores) {
     const group_score &a = s.all;
-    out += fmt::format("model {}, {} -> {}: {} paired comparisons ({} skill arms skipped)\n", s.model, s.source_dsl,
-                       s.target_dsl, a.pairs, s.skipped);
+    out += fmt::format("model {}, {} ({} -> {}): {} paired comparisons ({} skill arms skipped)\n", s.model,
+                       s.direction == "a_to_b" ? "A to B" : "B to A", s.source_dsl, s.target_dsl, a.pairs, s.skipped);
     out += "            R@0    R@0.5  R@1    R@2    R@4       S\n";
     auto line = [&](const char *label, const std::array<double, 5> &r, double total, bool sign) {
       out += fmt::format("  {:<8}", label);

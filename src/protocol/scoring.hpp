@@ -47,6 +47,7 @@ struct paired_comparison {
 
 struct direction_score {
   std::string model, source_dsl, target_dsl;
+  std::string direction; // "a_to_b" (A2B_SKILL against SOLO_B) or "b_to_a"
   group_score all;
   std::array<double, 2> ci_skill_s{}, ci_base_s{}, ci_lift_s{}, ci_help{}, ci_harm{}, ci_paired_lift{};
   std::map<std::string, group_score> by_family;

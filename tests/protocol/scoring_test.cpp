@@ -120,7 +120,7 @@ TEST(Scoring, TheLatestRecordOfATrialCounts) {
 
 TEST(Scoring, TableAndJsonRender) {
   std::string table = score_table(fixture());
-  EXPECT_NE(table.find("model m, a -> b: 3 paired comparisons"), std::string::npos) << table;
+  EXPECT_NE(table.find("model m, A to B (a -> b): 3 paired comparisons"), std::string::npos) << table;
   EXPECT_NE(table.find("40.0"), std::string::npos) << table;
   std::string json = score_json(fixture());
   EXPECT_NE(json.find("\"pairs\":3"), std::string::npos);
