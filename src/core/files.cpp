@@ -34,7 +34,7 @@ std::string read_file(const std::filesystem::path &path) {
   return std::move(*content);
 }
 
-void write_file_atomic(const std::filesystem::path &path, std::string_view data) {
+void write_file_atomic(const std::filesystem::path &path, std::string_view data, bool durable) {
   std::filesystem::path folder = path.parent_path();
   std::error_code ec;
   if (!folder.empty()) std::filesystem::create_directories(folder, ec);
@@ -55,7 +55,7 @@ void write_file_atomic(const std::filesystem::path &path, std::string_view data)
     cursor += written;
     left -= static_cast<size_t>(written);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  if ((durable && ::fsync(fd) != 0) || ::close(fd) != 0) {
     int saved = errno;
     ::unlink(temporary.c_str());
     fail(MKB_ERR_IO, "cannot sync '{}': {}", temporary, std::strerror(saved));

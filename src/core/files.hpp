@@ -12,9 +12,10 @@ namespace mkb {
 std::string read_file(const std::filesystem::path &path);
 std::optional<std::string> try_read_file(const std::filesystem::path &path);
 
-// Writes to a temporary file in the same folder, syncs it and renames it over `path`: readers see
-// the old content or the new, never a mix. Creates the folder if needed.
-void write_file_atomic(const std::filesystem::path &path, std::string_view data);
+// Writes to a temporary file in the same folder and renames it over `path`: readers see the old
+// content or the new, never a mix. Creates the folder if needed. `durable` syncs the data before the
+// rename, so that it also survives a power loss; a cache whose entries carry checksums can skip it.
+void write_file_atomic(const std::filesystem::path &path, std::string_view data, bool durable = true);
 
 // The value of an environment variable, or nullopt when unset or empty.
 std::optional<std::string> environment(const char *name);

@@ -75,7 +75,7 @@ void compile_cache::store(const hash128 &key, const compile_output &output) cons
   }
   put_u64(data, xxh3_64(data));
   try {
-    write_file_atomic(path_for(key), data);
+    write_file_atomic(path_for(key), data, /*durable=*/false); // a torn entry fails its checksum: a miss
   } catch (const std::exception &) {
     // A cache that cannot be written only costs time.
   }
