@@ -116,7 +116,7 @@ fingerprints session::prints_for(const problem &p, const dsl &d) const {
   f.problem = hasher128().add(p.spec_text).add(p.reference).add(p.baseline_source).add(p.anchor_source).add(p.generators_source)
                   .digest().hex();
   f.dsl = hasher128().add(d.name()).add(d.notes()).digest().hex();
-  const evaluation_settings &e = evaluation_settings{};
+  const evaluation_settings &e = evaluator_->settings();
   f.contract = hasher128()
                    .add(contract_version)
                    .add(fmt::format("{} {} {} {}", config_.budget_seconds, config_.budget_submissions,

@@ -44,8 +44,6 @@ struct role_plan {
   resolved_plan plan;
 };
 
-enum class role { submission, baseline, anchor };
-
 // Where a name in a plan points for one role.
 struct binding {
   enum kind_t { input, output, scratch } kind;
