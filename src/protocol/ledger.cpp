@@ -134,6 +134,27 @@ void collect(const uint8_t *buffer, ledger_contents &c) {
   }
 }
 
+// flatbuffers prints NaN and infinities as bare words, which JSON does not have.
+std::string json_nonfinite_to_null(const std::string &json) {
+  std::string out;
+  out.reserve(json.size());
+  for (size_t i = 0; i < json.size();) {
+    bool replaced = false;
+    if (json[i] == ':' && i + 1 < json.size() && json[i + 1] == ' ')
+      for (std::string_view word : {"-nan", "nan", "-inf", "inf"}) {
+        size_t end = i + 2 + word.size();
+        if (json.compare(i + 2, word.size(), word) == 0 && end < json.size() && (json[end] == ',' || json[end] == '}')) {
+          out += ": null";
+          i = end;
+          replaced = true;
+          break;
+        }
+      }
+    if (!replaced) out += json[i++];
+  }
+  return out;
+}
+
 } // namespace
 
 std::unique_ptr<ledger> ledger::open(const std::filesystem::path &path) {
@@ -247,7 +268,7 @@ std::vector<std::string> ledger::dump_json(const std::filesystem::path &path) {
   scan(data, path.string(), [&](const uint8_t *record) {
     std::string json;
     if (!flatbuffers::GenerateText(parser, record, &json)) fail(MKB_ERR_INTERNAL, "cannot print a ledger record as JSON");
-    lines.push_back(json);
+    lines.push_back(json_nonfinite_to_null(json));
   });
   return lines;
 }

@@ -113,6 +113,8 @@ TEST(Ledger, DumpsJsonLines) {
   EXPECT_NE(lines[0].find("SessionOpened"), std::string::npos) << lines[0];
   EXPECT_NE(lines[1].find("\"problem\": \"p1\""), std::string::npos) << lines[1];
   EXPECT_EQ(lines[1].find('\n'), std::string::npos);
+  EXPECT_EQ(lines[1].find("nan"), std::string::npos) << "NaN times are null in JSON: " << lines[1];
+  EXPECT_NE(lines[1].find("\"time_us\": null"), std::string::npos) << lines[1];
 }
 
 } // namespace

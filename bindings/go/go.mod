@@ -1,0 +1,3 @@
+module libmkb.dev/mkb
+
+go 1.19

@@ -1,0 +1,94 @@
+package mkb
+
+// The Go bindings over the real libmkb, with the worker TEST DOUBLE standing in for the GPU.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func root() string { p, _ := filepath.Abs("../.."); return p }
+
+func options(t *testing.T) Options {
+	worker := os.Getenv("MKB_TEST_WORKER_DOUBLE")
+	if worker == "" {
+		worker = filepath.Join(root(), "build/bin/mkb-worker-double")
+	}
+	if os.Getenv("MKB_TEST_REAL_GPU") == "1" {
+		worker = ""
+	}
+	dir := t.TempDir()
+	return Options{WorkerPath: worker, DslA: "cuda", DslB: "cuda", Problems: "topk_*", Model: "go",
+		CacheDir: filepath.Join(dir, "cache"), LedgerPath: filepath.Join(dir, "run.ledger")}
+}
+
+func kernel(t *testing.T, timeUs int) string {
+	b, err := os.ReadFile(filepath.Join(root(), "problems/moe/topk_softmax_routing_mixtral_8x7b_bf16/solutions/cuda.cu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + fmt.Sprintf("\n// mkb-double: time_us=%d baseline_us=100\n", timeUs)
+}
+
+func TestTheFourArms(t *testing.T) {
+	s, err := Open(options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	played := 0
+	for {
+		task, err := s.NextTask(200)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task == nil {
+			break
+		}
+		if task.HasSourceSkill != (task.Arm >= A2BSkill) {
+			t.Errorf("%s: source skill %v", task.ID, task.HasSourceSkill)
+		}
+		r, err := task.Submit(kernel(t, 20-3*task.Arm))
+		if err != nil || !r.Passed() || r.SubmissionsLeft != 9 {
+			t.Fatalf("%s: %v %+v", task.ID, err, r)
+		}
+		err = task.SubmitSkill("tie-break on the lower index")
+		var e *Error
+		if task.Arm >= A2BSkill && !(errors.As(err, &e) && e.Status == ErrState) {
+			t.Errorf("a skill arm wrote a skill: %v", err)
+		}
+		final, err := task.Finalize()
+		if err != nil || !final.Final {
+			t.Fatalf("finalize: %v", err)
+		}
+		if _, err := task.Finalize(); !(errors.As(err, &e) && e.Status == ErrState) {
+			t.Errorf("a second finalize: %v", err)
+		}
+		task.Close()
+		played++
+	}
+	if played != 4 {
+		t.Errorf("played %d tasks", played)
+	}
+	table, err := s.Score(true)
+	if err != nil || !strings.Contains(table, "model go") {
+		t.Errorf("score: %v\n%s", err, table)
+	}
+}
+
+func TestErrorsCarryTheHandleText(t *testing.T) {
+	o := options(t)
+	o.Gpus = "zero"
+	_, err := Open(o)
+	var e *Error
+	if !errors.As(err, &e) || e.Status != ErrConfig || !strings.Contains(e.Message, "gpus") {
+		t.Errorf("got %v", err)
+	}
+	if !strings.Contains(err.Error(), "MKB_ERR_CONFIG") {
+		t.Errorf("message %q", err.Error())
+	}
+}

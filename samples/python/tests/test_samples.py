@@ -1,0 +1,100 @@
+"""The sample agents against the real libmkb with the worker TEST DOUBLE standing in for the GPU, and
+the LLM agent against a stub chat server on loopback that returns scripted replies."""
+import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "samples" / "python"))
+sys.path.insert(0, str(ROOT / "bindings" / "python"))
+os.environ.setdefault("MKB_LIB_PATH", str(ROOT / "build" / "lib"))
+WORKER = os.environ.get("MKB_TEST_WORKER_DOUBLE", str(ROOT / "build" / "bin" / "mkb-worker-double"))
+ROUTING = "topk_softmax_routing_mixtral_8x7b_bf16"
+
+import llm_agent  # noqa: E402
+import mkb  # noqa: E402
+
+
+def test_replay_agent_plays_the_protocol(tmp_path):
+    ledger = tmp_path / "replay.ledger"
+    out = subprocess.run([sys.executable, str(ROOT / "samples/python/replay_agent.py"), "--ledger", str(ledger),
+                          "--dsl-a", "cuda", "--dsl-b", "cuda", "--worker", WORKER],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("final evaluation: ") == 8
+    assert "paired comparisons" in out.stdout
+    assert "a2b_skill" in out.stdout
+    scores = mkb.score_ledgers([str(ledger)])
+    assert len(scores["directions"]) == 2
+
+
+class StubChat(BaseHTTPRequestHandler):
+    """Scripted replies: a kernel that does not compile, then the stored solution with a skill."""
+    requests: list = []
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        StubChat.requests.append(body)
+        turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        if turn == 0:
+            content = "```cuda\nthis does not compile\n/* mkb:plan\nlaunch k grid(1) block(1) args()\n*/\n```"
+        elif turn == 1:
+            solution = (ROOT / "problems/moe" / ROUTING / "solutions/cuda.cu").read_text()
+            content = f"```cuda\n{solution}\n// mkb-double: time_us=9\n```\n```skill\nbranch-free top-2\n```"
+        else:
+            content = "DONE"
+        reply = {"choices": [{"message": {"role": "assistant", "content": content}}],
+                 "usage": {"prompt_tokens": 1000, "completion_tokens": 100}}
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def stub_server():
+    StubChat.requests = []
+    server = HTTPServer(("127.0.0.1", 0), StubChat)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+
+
+def test_llm_agent_against_a_stub_server(stub_server, tmp_path):
+    chat = llm_agent.Chat(stub_server, "stub-model", "secret")
+    with mkb.Session(worker_path=WORKER, dsl_a="cuda", dsl_b="cuda", problems=ROUTING, model="stub-model",
+                     ledger_path=str(tmp_path / "llm.ledger"), cache_dir=str(tmp_path / "cache")) as session:
+        task = session.next_tasks(1)[0]
+        assert task.arm == mkb.Arm.SOLO_A
+        lines = []
+        with task:
+            final = llm_agent.attempt(chat, task, rounds=5, log=lines.append)
+        assert final.verdict == mkb.Verdict.PASSED
+        assert final.time_us == 9
+        assert "COMPILE_ERROR" in lines[0] and "PASSED" in lines[1]
+        first, second = StubChat.requests[0], StubChat.requests[1]
+        assert first["model"] == "stub-model"
+        assert task.problem in first["messages"][1]["content"]  # the instruction went in
+        assert "COMPILE_ERROR" in second["messages"][-1]["content"]  # the feedback went back
+        next_tasks = session.next_tasks(4, wait_ms=1000)
+        skill_arm = [t for t in next_tasks if t.arm == mkb.Arm.A2B_SKILL][0]
+        assert "branch-free top-2" in skill_arm.source_skill
+        for t in next_tasks:
+            t.close()
+    dump = subprocess.run([str(ROOT / "build/bin/mkb"), "ledger", "dump", str(tmp_path / "llm.ledger")],
+                          capture_output=True, text=True, check=True)
+    records = [json.loads(line) for line in dump.stdout.splitlines()]
+    finished = [r["body"] for r in records if r["body_type"] == "TrialFinished" and r["body"]["trial"].get("arm", 0) == 0]
+    assert finished[0]["input_tokens"] == 3000 and finished[0]["output_tokens"] == 300  # three turns
