@@ -104,6 +104,25 @@ def version() -> str:
     return lib.mkb_version().decode()
 
 
+class _Releasable:
+    """A handle released by close(), by a `with` block, or at garbage collection as a safety net."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may be gone already
+            pass
+
+
 class Report:
     """The evaluation of one submission (mkb_report). Immutable."""
 
@@ -139,7 +158,7 @@ class Report:
         return f"Report({self.verdict.name}{timing})"
 
 
-class Task:
+class Task(_Releasable):
     """One attempt handed to an agent (mkb_task). Use it from one thread at a time."""
 
     def __init__(self, session: "Session", handle: ctypes.c_void_p) -> None:
@@ -191,23 +210,11 @@ class Task:
             lib.mkb_task_release(self._handle)
             self._handle = None
 
-    def __enter__(self) -> "Task":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: the library may be gone already
-            pass
-
     def __repr__(self) -> str:
         return f"Task({self.id})"
 
 
-class Session:
+class Session(_Releasable):
     """A benchmark run (mkb_session). Safe to share between threads. Keyword arguments are the fields
     of mkb_open_options (docs in include/mkb.h); None keeps a default."""
 
@@ -284,17 +291,6 @@ class Session:
             lib.mkb_close(self._handle)
             self._handle = None
 
-    def __enter__(self) -> "Session":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: the library may be gone already
-            pass
 
 
 def score_ledgers(paths: Sequence[str], table: bool = False) -> Union[str, dict[str, Any]]:
