@@ -307,7 +307,8 @@ std::string scores_table(const std::vector<direction_score> &scores) {
     out += fmt::format("  95% CI {}\n", interval(s.ci_lift_s, "[{:+.1f}, {:+.1f}]"));
     out += fmt::format("  help {:.2f} {}  harm {:.2f} {}  paired lift (geometric mean) {:+.1f}% {}\n", a.help,
                        interval(s.ci_help, "[{:.2f}, {:.2f}]"), a.harm, interval(s.ci_harm, "[{:.2f}, {:.2f}]"),
-                       100 * a.paired_lift, interval(s.ci_paired_lift, "[{:+.3f}, {:+.3f}]"));
+                       100 * a.paired_lift,
+                       interval({100 * s.ci_paired_lift[0], 100 * s.ci_paired_lift[1]}, "[{:+.1f}%, {:+.1f}%]"));
     out += "  by the source's standing against the target's solo:";
     for (const auto &[name, g] : {std::pair{"above", &s.tier_above}, std::pair{"same", &s.tier_same}, std::pair{"below", &s.tier_below}})
       out += fmt::format("  {} {} (help {:.2f}, harm {:.2f})", name, g->pairs, g->help, g->harm);
