@@ -30,7 +30,7 @@ public:
     try {
       launch_plan plan = parse_launch_plan(source);
       std::string file = role == plan_role::submission ? "submission.cu" : std::string(plan_role_name(role)) + ".cu";
-      return {{file, std::string(source)}, resolve_launch_plan(plan, p)};
+      return {{file, std::string(source)}, resolve_launch_plan(plan, p, role)};
     } catch (const plan_error &e) {
       throw submission_error(fmt::format("launch plan, line {}: {}", e.line(), e.what()));
     }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <set>
 
 #include "core/text.hpp"
 
@@ -178,6 +179,39 @@ plan_launch parse_launch(statement_reader &r) {
   return launch;
 }
 
+plan_launch parse_matmul(statement_reader &r) {
+  plan_launch step;
+  step.line = r.line();
+  step.entry = "matmul";
+  plan_matmul &mm = step.matmul.emplace();
+  std::set<std::string> seen;
+  while (!r.at_end()) {
+    std::string clause = r.name("a clause: c, a, b, m, n, k, batch, transpose_a, transpose_b or accumulate");
+    if (!seen.insert(clause).second) r.error(fmt::format("'{}' appears twice in one matmul", clause));
+    auto operand = [&]() {
+      r.expect('(', fmt::format("after '{}'", clause));
+      std::string name = r.name(fmt::format("a buffer name in {}(...)", clause));
+      r.expect(')', fmt::format("to close {}(...)", clause));
+      return name;
+    };
+    if (clause == "c") mm.c = operand();
+    else if (clause == "a") mm.a = operand();
+    else if (clause == "b") mm.b = operand();
+    else if (clause == "m") mm.m = r.expression_list(clause, 1).front();
+    else if (clause == "n") mm.n = r.expression_list(clause, 1).front();
+    else if (clause == "k") mm.k = r.expression_list(clause, 1).front();
+    else if (clause == "batch") mm.batch = r.expression_list(clause, 1).front();
+    else if (clause == "transpose_a") mm.transpose_a = true;
+    else if (clause == "transpose_b") mm.transpose_b = true;
+    else if (clause == "accumulate") mm.accumulate = true;
+    else r.error(fmt::format("unknown matmul clause '{}' (expected c, a, b, m, n, k, batch, transpose_a, transpose_b "
+                             "or accumulate)", clause));
+  }
+  for (std::string_view required : {"c", "a", "b", "m", "n", "k"})
+    if (!seen.count(std::string(required))) r.error(fmt::format("matmul has no {}(...)", required));
+  return step;
+}
+
 plan_scratch parse_scratch(statement_reader &r) {
   plan_scratch s;
   s.line = r.line();
@@ -246,6 +280,7 @@ launch_plan parse_launch_plan(std::string_view submission) {
     std::string keyword = r.name("'launch' or 'scratch'");
     if (keyword == "launch") plan.launches.push_back(parse_launch(r));
     else if (keyword == "scratch") plan.scratch.push_back(parse_scratch(r));
+    else if (keyword == "matmul") plan.launches.push_back(parse_matmul(r));
     else r.error(fmt::format("unknown statement '{}' (expected 'launch' or 'scratch')", keyword));
   }
   if (plan.launches.empty()) throw plan_error(open_line, "the plan launches nothing");

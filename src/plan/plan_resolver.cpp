@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "plan/launch_plan.hpp"
@@ -62,11 +63,85 @@ std::string_view plan_role_name(plan_role role) {
   return "?";
 }
 
-resolved_plan resolve_launch_plan(const launch_plan &plan, const problem &p) {
+namespace {
+
+struct buffer_facts {
+  dtype type;
+  uint64_t count;
+  std::string storage; // the buffer's own name: an aliased output is its input's buffer
+};
+
+bool is_matmul_operand_type(dtype t) {
+  return t == dtype::bf16 || t == dtype::fp16 || t == dtype::fp32 || t == dtype::fp64;
+}
+
+resolved_matmul resolve_matmul(const plan_matmul &mm, const resolver &r,
+                               const std::map<std::string, buffer_facts> &buffers) {
+  auto buffer = [&](const std::string &name, std::string_view role) -> const buffer_facts & {
+    auto it = buffers.find(name);
+    if (it == buffers.end()) r.error(fmt::format("matmul {}({}): no tensor or scratch buffer is named '{}'", role, name, name));
+    return it->second;
+  };
+  const buffer_facts &a = buffer(mm.a, "a"), &b = buffer(mm.b, "b"), &c = buffer(mm.c, "c");
+  resolved_matmul out;
+  out.a = mm.a;
+  out.b = mm.b;
+  out.c = mm.c;
+  out.transpose_a = mm.transpose_a;
+  out.transpose_b = mm.transpose_b;
+  out.accumulate = mm.accumulate;
+  if (a.type != b.type || !is_matmul_operand_type(a.type))
+    r.error(fmt::format("matmul operands are {} and {}; they must share one dtype of bf16, fp16, fp32, fp64",
+                        dtype_name(a.type), dtype_name(b.type)));
+  bool widened = c.type == dtype::fp32 && (a.type == dtype::bf16 || a.type == dtype::fp16);
+  if (c.type != a.type && !widened)
+    r.error(fmt::format("matmul result '{}' is {}; it must be {} (or fp32 for bf16 and fp16 operands)", mm.c,
+                        dtype_name(c.type), dtype_name(a.type)));
+  out.operand_type = a.type;
+  out.result_type = c.type;
+  auto extent = [&](const std::string &text, std::string_view what) {
+    int64_t v = r.integer(text, what);
+    if (v < 1 || v > std::numeric_limits<int32_t>::max())
+      r.error(fmt::format("matmul {}({}) = {} is out of range [1, 2^31)", what, text, v));
+    return v;
+  };
+  out.m = extent(mm.m, "m");
+  out.n = extent(mm.n, "n");
+  out.k = extent(mm.k, "k");
+  out.batch = extent(mm.batch, "batch");
+  auto holds = [&](const buffer_facts &f, const std::string &name, int64_t rows, int64_t cols) {
+    uint64_t need = 0;
+    if (__builtin_mul_overflow(static_cast<uint64_t>(out.batch), static_cast<uint64_t>(rows), &need) ||
+        __builtin_mul_overflow(need, static_cast<uint64_t>(cols), &need) || need > f.count)
+      r.error(fmt::format("matmul needs {} x {} x {} elements in '{}' but it holds {}", out.batch, rows, cols, name,
+                          f.count));
+  };
+  holds(a, mm.a, out.m, out.k);
+  holds(b, mm.b, out.k, out.n);
+  holds(c, mm.c, out.m, out.n);
+  if (c.storage == a.storage || c.storage == b.storage)
+    r.error(fmt::format("matmul result '{}' is also an operand; write it to another buffer", mm.c));
+  return out;
+}
+
+} // namespace
+
+resolved_plan resolve_launch_plan(const launch_plan &plan, const problem &p, plan_role role) {
   resolved_plan out;
   std::set<std::string> buffers;
-  for (const tensor_spec &t : p.inputs) buffers.insert(t.name);
-  for (const tensor_spec &t : p.outputs) buffers.insert(t.name);
+  std::map<std::string, buffer_facts> facts;
+  for (const tensor_spec &t : p.inputs) {
+    buffers.insert(t.name);
+    facts[t.name] = {t.type, t.count, t.name};
+  }
+  for (const tensor_spec &t : p.outputs) {
+    buffers.insert(t.name);
+    // The anchor writes floating outputs as fp64, each to its own buffer (docs/PROBLEMS.md).
+    if (role == plan_role::anchor)
+      facts[t.name] = {dtype_is_floating(t.type) ? dtype::fp64 : t.type, t.count, t.name};
+    else
+      facts[t.name] = {t.type, t.count, t.aliases.empty() ? t.name : t.aliases};
+  }
 
   uint64_t total_scratch = 0;
   for (const plan_scratch &s : plan.scratch) {
@@ -80,7 +155,8 @@ resolved_plan resolve_launch_plan(const launch_plan &plan, const problem &p) {
         (total_scratch += bytes) > max_scratch_bytes)
       r.error(fmt::format("scratch totals more than {} GiB", max_scratch_bytes >> 30));
     buffers.insert(s.name);
-    out.scratch.push_back({s.name, bytes, s.zeroed});
+    facts[s.name] = {s.type, static_cast<uint64_t>(count), s.name};
+    out.scratch.push_back({s.name, s.type, bytes, s.zeroed});
   }
 
   for (const plan_launch &l : plan.launches) {
@@ -88,6 +164,13 @@ resolved_plan resolve_launch_plan(const launch_plan &plan, const problem &p) {
     resolved_launch rl;
     rl.entry = l.entry;
     rl.line = l.line;
+    if (l.matmul) {
+      if (role == plan_role::submission)
+        r.error("library steps (matmul) belong to a problem's baseline and anchor; a submission computes its own");
+      rl.matmul = resolve_matmul(*l.matmul, r, facts);
+      out.launches.push_back(std::move(rl));
+      continue;
+    }
     rl.grid = r.dims(l.grid, "grid", {std::numeric_limits<int32_t>::max(), 65535, 65535});
     rl.block = r.dims(l.block, "block", {1024, 1024, 64});
     if (uint64_t(rl.block[0]) * rl.block[1] * rl.block[2] > 1024)

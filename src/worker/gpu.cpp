@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "worker/blas_library.hpp"
 #include "worker/failure.hpp"
 
 namespace mkb::worker {
@@ -115,9 +116,15 @@ gpu::gpu(int ordinal) : cu_(load_driver()) {
 }
 
 gpu::~gpu() {
-  { event discard = std::move(sync_event_); } // destroyed before the context is released
+  blas_.reset(); // cuBLAS and the event go before the context is released
+  { event discard = std::move(sync_event_); }
   if (stream_) cu_.cuStreamDestroy(stream_);
   if (context_) cu_.cuDevicePrimaryCtxRelease(device_);
+}
+
+const blas_library &gpu::blas() const {
+  if (!blas_) blas_ = std::make_unique<blas_library>(stream_);
+  return *blas_;
 }
 
 void throw_cuda_failure(CUresult result, const std::string &what) {

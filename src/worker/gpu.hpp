@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -65,6 +66,8 @@ private:
   CUevent handle_ = nullptr;
 };
 
+class blas_library;
+
 class gpu {
 public:
   explicit gpu(int ordinal);
@@ -75,6 +78,8 @@ public:
   const driver_api &cu() const { return cu_; }
   const device_facts &facts() const { return facts_; }
   CUstream stream() const { return stream_; }
+  // cuBLAS on this GPU's stream, created on first use: only problems' matmul steps need it.
+  const blas_library &blas() const;
 
   // Waits until `e` completed, polling so that a kernel that never ends is noticed. A fault is
   // thrown as evaluation_failure(FAULT) and a missed deadline as evaluation_failure(TIMEOUT), both
@@ -90,6 +95,7 @@ private:
   CUdevice device_ = 0;
   CUstream stream_ = nullptr;
   event sync_event_;
+  mutable std::unique_ptr<blas_library> blas_;
 };
 
 // Turns a CUDA error seen while the submission may have run into the verdict it deserves.

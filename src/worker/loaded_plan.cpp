@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "worker/blas_library.hpp"
 #include "worker/failure.hpp"
 
 namespace mkb::worker {
@@ -53,6 +54,13 @@ loaded_plan::loaded_plan(const gpu &g, const std::string &cubin, resolved_plan p
     return evaluation_failure(MKB_VERDICT_LAUNCH_ERROR, fmt::format("{} plan, line {}: {}", role_, l.line, message));
   };
   for (const resolved_launch &l : plan_.launches) {
+    if (l.matmul) {
+      if (role_ == plan_role_name(plan_role::submission)) // the resolver refuses these; never trust the wire
+        throw launch_error(l, "a submission may not call library steps");
+      g.blas(); // load cuBLAS now, not inside a timed run
+      functions_.push_back(nullptr);
+      continue;
+    }
     CUfunction f = module_.function(l.entry);
     if (!f)
       throw launch_error(l, fmt::format("the code has no kernel '{}' (declare it extern \"C\" __global__)", l.entry));
@@ -97,6 +105,10 @@ loaded_plan::loaded_plan(const gpu &g, const std::string &cubin, resolved_plan p
 void loaded_plan::enqueue(const gpu &g, const buffer_lookup &buffers) const {
   for (size_t i = 0; i < plan_.launches.size(); ++i) {
     const resolved_launch &l = plan_.launches[i];
+    if (const auto &mm = l.matmul) {
+      g.blas().matmul(*mm, buffers(mm->a), buffers(mm->b), buffers(mm->c), role_, l.line);
+      continue;
+    }
     std::vector<uint64_t> storage(l.args.size());
     std::vector<void *> params(l.args.size());
     for (size_t a = 0; a < l.args.size(); ++a) {

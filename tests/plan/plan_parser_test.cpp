@@ -80,6 +80,29 @@ TEST(PlanParser, ErrorsPointAtTheLine) {
   EXPECT_NE(message.find("at most 3"), std::string::npos);
   std::tie(line, message) = plan_failure("/* mkb:plan\nrun k\n*/");
   EXPECT_NE(message.find("unknown statement 'run'"), std::string::npos);
+  std::tie(line, message) = plan_failure("/* mkb:plan\nmatmul c(y) a(x) b(w) m(1) n(2)\n*/");
+  EXPECT_NE(message.find("matmul has no k(...)"), std::string::npos) << message;
+  std::tie(line, message) = plan_failure("/* mkb:plan\nmatmul c(y) a(x) b(w) m(1) n(2) k(3) transpose\n*/");
+  EXPECT_NE(message.find("unknown matmul clause 'transpose'"), std::string::npos) << message;
+  std::tie(line, message) = plan_failure("/* mkb:plan\nmatmul c(y) c(z) a(x) b(w) m(1) n(2) k(3)\n*/");
+  EXPECT_NE(message.find("'c' appears twice"), std::string::npos) << message;
+}
+
+TEST(PlanParser, ParsesMatmulSteps) {
+  launch_plan plan = parse_launch_plan("/* mkb:plan\nmatmul c(y) a(x) b(w) m(tokens) n(hidden * 2) k(hidden)\n"
+                                       "  batch(heads) transpose_a transpose_b accumulate\n*/");
+  ASSERT_EQ(plan.launches.size(), 1u);
+  ASSERT_TRUE(plan.launches[0].matmul);
+  const plan_matmul &mm = *plan.launches[0].matmul;
+  EXPECT_EQ(mm.c, "y");
+  EXPECT_EQ(mm.a, "x");
+  EXPECT_EQ(mm.b, "w");
+  EXPECT_EQ(mm.m, "tokens");
+  EXPECT_EQ(mm.n, "hidden * 2");
+  EXPECT_EQ(mm.k, "hidden");
+  EXPECT_EQ(mm.batch, "heads");
+  EXPECT_TRUE(mm.transpose_a && mm.transpose_b && mm.accumulate);
+  EXPECT_EQ(plan.launches[0].line, 2);
 }
 
 } // namespace

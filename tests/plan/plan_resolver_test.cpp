@@ -17,13 +17,13 @@ protected:
     problem_ = load_problem(directory_source(dir_.path()), "test/tiny");
   }
 
-  resolved_plan resolve(const std::string &body) {
-    return resolve_launch_plan(parse_launch_plan("/* mkb:plan\n" + body + "\n*/"), problem_);
+  resolved_plan resolve(const std::string &body, plan_role role = plan_role::submission) {
+    return resolve_launch_plan(parse_launch_plan("/* mkb:plan\n" + body + "\n*/"), problem_, role);
   }
 
-  std::string failure(const std::string &body) {
+  std::string failure(const std::string &body, plan_role role = plan_role::submission) {
     try {
-      resolve(body);
+      resolve(body, role);
     } catch (const plan_error &e) {
       return e.what();
     }
@@ -65,6 +65,52 @@ TEST_F(PlanResolver, RejectsWhatCannotRun) {
   EXPECT_NE(failure("scratch x fp32[4]\nlaunch k grid(1) block(1) args()").find("name of a tensor"), std::string::npos);
   EXPECT_NE(failure("scratch s fp32[n * n * n * n * 1000]\nlaunch k grid(1) block(1) args()").find("GiB"), std::string::npos);
   EXPECT_NE(failure("launch k grid(nn) block(1) args()").find("unknown name 'nn'"), std::string::npos);
+}
+
+TEST_F(PlanResolver, MatmulStepsResolveForBaselinesAndAnchors) {
+  resolved_plan plan = resolve("scratch w fp32[n]\nscratch h bf16[n]\nlaunch k grid(1) block(1) args()\n"
+                               "matmul c(y) a(x) b(w) m(n / 100) n(10) k(10) batch(10) transpose_b accumulate",
+                               plan_role::baseline);
+  ASSERT_EQ(plan.launches.size(), 2u);
+  EXPECT_FALSE(plan.launches[0].matmul);
+  ASSERT_TRUE(plan.launches[1].matmul);
+  const resolved_matmul &mm = *plan.launches[1].matmul;
+  EXPECT_EQ(mm.c, "y");
+  EXPECT_EQ(mm.a, "x");
+  EXPECT_EQ(mm.b, "w");
+  EXPECT_EQ(mm.m, 10);
+  EXPECT_EQ(mm.n, 10);
+  EXPECT_EQ(mm.k, 10);
+  EXPECT_EQ(mm.batch, 10);
+  EXPECT_FALSE(mm.transpose_a);
+  EXPECT_TRUE(mm.transpose_b);
+  EXPECT_TRUE(mm.accumulate);
+  EXPECT_EQ(mm.operand_type, dtype::fp32);
+  EXPECT_EQ(plan.scratch[1].type, dtype::bf16);
+  // bf16 operands may produce fp32.
+  EXPECT_NO_THROW(resolve("scratch h bf16[n]\nscratch g bf16[n]\nmatmul c(y) a(h) b(g) m(10) n(10) k(10)", plan_role::baseline));
+  // The anchor's floating outputs are fp64 buffers of their own, aliased ones too.
+  EXPECT_NO_THROW(resolve("scratch h fp64[n]\nscratch g fp64[n]\nmatmul c(r_out) a(h) b(g) m(10) n(10) k(10)", plan_role::anchor));
+  EXPECT_NE(failure("scratch h fp32[n]\nscratch g fp32[n]\nmatmul c(y) a(h) b(g) m(10) n(10) k(10)", plan_role::anchor)
+                .find("it must be fp32"),
+            std::string::npos);
+}
+
+TEST_F(PlanResolver, MatmulStepsAreRefusedInSubmissionsAndCheckedInProblems) {
+  EXPECT_NE(failure("scratch w fp32[n]\nmatmul c(y) a(x) b(w) m(10) n(10) k(10)").find("belong to a problem's baseline"),
+            std::string::npos);
+  auto baseline_failure = [&](const std::string &body) { return failure(body, plan_role::baseline); };
+  EXPECT_NE(baseline_failure("scratch w fp32[n]\nmatmul c(y) a(x) b(w) m(10) n(10) k(1000)").find("elements in 'x' but it holds 1000"),
+            std::string::npos);
+  EXPECT_NE(baseline_failure("matmul c(y) a(x) b(r) m(10) n(10) k(10)").find("share one dtype"), std::string::npos);
+  EXPECT_NE(baseline_failure("scratch w fp32[n]\nmatmul c(r_out) a(x) b(w) m(10) n(10) k(10)").find("must be fp32"),
+            std::string::npos);
+  EXPECT_NE(baseline_failure("scratch w fp32[n]\nmatmul c(x) a(x) b(w) m(10) n(10) k(10)").find("also an operand"),
+            std::string::npos);
+  EXPECT_NE(baseline_failure("scratch w fp32[n]\nmatmul c(y) a(x) b(w) m(10) n(0) k(10)").find("out of range"),
+            std::string::npos);
+  EXPECT_NE(baseline_failure("scratch w fp32[n]\nmatmul c(y) a(x) b(v) m(10) n(10) k(10)").find("no tensor or scratch buffer is named 'v'"),
+            std::string::npos);
 }
 
 TEST_F(PlanResolver, ParameterSizesAreCompared) {
