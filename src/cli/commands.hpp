@@ -8,6 +8,7 @@ int run_doctor(int argc, char **argv);
 int run_check(int argc, char **argv);
 int run_draw(int argc, char **argv);
 int run_problems(int argc, char **argv);
+int run_suite(int argc, char **argv);
 int run_ledger(int argc, char **argv);
 int run_score(int argc, char **argv);
 

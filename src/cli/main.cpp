@@ -14,6 +14,8 @@ void usage(FILE *out) {
              "  version                     library, ABI and NVRTC versions\n"
              "  doctor                      check the compiler, the driver, the GPUs and the DSL toolchains\n"
              "  problems [--suite DIR]      list the suite's problems\n"
+             "  suite validate [--problem ID] [--suite DIR] [--gpus LIST]\n"
+             "                              prove each problem sound: solutions, degenerate outputs, sensitivity\n"
              "  check --problem ID --dsl DSL FILE [--json] [--suite DIR] [--gpus LIST] [--compile-only]\n"
              "                              evaluate one kernel and print its report\n"
              "  draw --problem ID --seed S --out DIR [--suite DIR] [--gpu N]\n"
@@ -39,6 +41,7 @@ int main(int argc, char **argv) {
   if (command == "check") return run_check(argc, argv);
   if (command == "draw") return run_draw(argc, argv);
   if (command == "problems") return run_problems(argc, argv);
+  if (command == "suite") return run_suite(argc, argv);
   if (command == "ledger") return run_ledger(argc, argv);
   if (command == "score") return run_score(argc, argv);
   std::fprintf(stderr, "mkb: unknown command '%s'\n\n", command.c_str());

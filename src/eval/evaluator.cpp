@@ -50,7 +50,8 @@ const evaluator::prepared_problem &evaluator::problem_code(const problem &p) {
 }
 
 std::vector<uint8_t> evaluator::build_request(const problem &p, const prepared_submission &submission,
-                                              const prepared_problem &own, uint64_t id, uint64_t seed) const {
+                                              const prepared_problem &own, uint64_t id, uint64_t seed,
+                                              bool audit) const {
   flatbuffers::FlatBufferBuilder b(1 << 16);
   wire::problem_instance instance = wire::instance_of(p);
   auto problem_offset = wire::encode(b, instance);
@@ -60,12 +61,12 @@ std::vector<uint8_t> evaluator::build_request(const problem &p, const prepared_s
   auto settings = wire::CreateEvaluateSettings(
       b, settings_.correctness_draws, settings_.warmup_draws, settings_.timed_draws, settings_.max_timed_draws,
       settings_.reverify_draws, settings_.target_rel_spread, true, settings_.compile_only,
-      static_cast<int>(settings_.launch_timeout.count()), b.CreateString(settings_.cache_dir), b.CreateString(""));
+      static_cast<int>(settings_.launch_timeout.count()), b.CreateString(settings_.cache_dir), b.CreateString(""), audit);
   auto body = wire::CreateEvaluate(b, problem_offset, sub, base, anchor, settings, seed);
   return wire::finish_request(b, id, body);
 }
 
-evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::string_view source) {
+evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::string_view source, bool audit) {
   if (source.empty()) return refused(p, d, source, "the submission is empty");
   if (source.size() > settings_.max_source_bytes)
     return refused(p, d, source, fmt::format("the submission is {} bytes; the limit is {}", source.size(), settings_.max_source_bytes));
@@ -87,7 +88,7 @@ evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::strin
   };
   for (int attempt = 0;; ++attempt) {
     worker_pool::lease worker = workers_.acquire();
-    std::vector<uint8_t> request = build_request(p, submission, own, worker->next_id(), os_random_u64());
+    std::vector<uint8_t> request = build_request(p, submission, own, worker->next_id(), os_random_u64(), audit);
     worker_reply reply;
     try {
       reply = worker->request(request, budget);

@@ -33,7 +33,9 @@ class evaluator {
 public:
   evaluator(worker_pool &workers, evaluation_settings settings);
 
-  evaluation_report evaluate(const problem &p, const dsl &d, std::string_view source);
+  // With `audit`, a passing evaluation goes on to audit the problem itself (mkb suite validate):
+  // degenerate outputs, sensitivity to the inputs, launch overhead (wire::audit_result).
+  evaluation_report evaluate(const problem &p, const dsl &d, std::string_view source, bool audit = false);
   const evaluation_settings &settings() const { return settings_; }
 
 private:
@@ -42,7 +44,7 @@ private:
   };
   const prepared_problem &problem_code(const problem &p);
   std::vector<uint8_t> build_request(const problem &p, const prepared_submission &submission, const prepared_problem &own,
-                                     uint64_t id, uint64_t seed) const;
+                                     uint64_t id, uint64_t seed, bool audit) const;
 
   worker_pool &workers_;
   evaluation_settings settings_;

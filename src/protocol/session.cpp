@@ -176,11 +176,20 @@ std::vector<std::shared_ptr<task>> session::next_tasks(std::chrono::milliseconds
 }
 
 evaluation_report session::evaluate(const std::string &problem_id, const std::string &dsl_name, std::string_view source) {
+  return evaluate_outside_tasks(problem_id, dsl_name, source, false);
+}
+
+evaluation_report session::audit(const std::string &problem_id, const std::string &dsl_name, std::string_view source) {
+  return evaluate_outside_tasks(problem_id, dsl_name, source, true);
+}
+
+evaluation_report session::evaluate_outside_tasks(const std::string &problem_id, const std::string &dsl_name,
+                                                  std::string_view source, bool audit) {
   const problem *p = suite_.find(problem_id);
   if (!p) fail(MKB_ERR_NOT_FOUND, "no problem '{}' in suite {}", problem_id, suite_.origin());
   const dsl *d = find_dsl(dsl_name);
   if (!d) fail(MKB_ERR_NOT_FOUND, "DSL '{}' is not registered in this build", dsl_name);
-  return evaluator_->evaluate(*p, *d, source);
+  return evaluator_->evaluate(*p, *d, source, audit);
 }
 
 evaluation_report session::evaluate_for_task(const problem &p, const dsl &d, std::string_view source) {

@@ -41,6 +41,8 @@ public:
 
   // Evaluates outside any task (mkb_evaluate). Throws MKB_ERR_NOT_FOUND for unknown names.
   evaluation_report evaluate(const std::string &problem_id, const std::string &dsl_name, std::string_view source);
+  // The same, then the problem's audit when the submission passed (mkb suite validate).
+  evaluation_report audit(const std::string &problem_id, const std::string &dsl_name, std::string_view source);
 
   // Scores of every finished trial of the ledger (all models in it), or of this session without one.
   std::string score(bool table);
@@ -55,6 +57,8 @@ public:
 private:
   void resolve_dsls();
   std::vector<const problem *> select_problems() const;
+  evaluation_report evaluate_outside_tasks(const std::string &problem_id, const std::string &dsl_name,
+                                           std::string_view source, bool audit);
   fingerprints prints_for(const problem &p, const dsl &d) const;
   void skip_if_no_skill(int skill_arm); // with mutex_ held
   void watch_deadlines();

@@ -95,6 +95,54 @@ double decode_element(dtype type, const unsigned char *bytes) {
   return 0;
 }
 
+namespace {
+
+// The nearest fp8 code to `value` (ties to the even code), by search over the positive codes.
+unsigned char encode_fp8(double value, int exponent_bits, int mantissa_bits, bool finite_only) {
+  if (std::isnan(value)) return 0x7f;
+  unsigned char sign = std::signbit(value) ? 0x80 : 0;
+  double magnitude = std::fabs(value);
+  unsigned char best = 0;
+  double best_distance = INFINITY;
+  for (int code = 0; code < 0x80; ++code) {
+    double v = decode_minifloat(static_cast<unsigned char>(code), exponent_bits, mantissa_bits, finite_only);
+    if (std::isnan(v)) continue;
+    double distance = std::fabs(v - magnitude);
+    if (distance < best_distance || (distance == best_distance && (code & 1) == 0)) {
+      best = static_cast<unsigned char>(code);
+      best_distance = distance;
+    }
+  }
+  return sign | best;
+}
+
+} // namespace
+
+void encode_element(dtype type, double value, unsigned char *bytes) {
+  auto store = [&](auto v) { std::memcpy(bytes, &v, sizeof v); };
+  switch (type) {
+  case dtype::bf16: {
+    float f = static_cast<float>(value);
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    if (std::isnan(f)) bits = 0x7fc00000u;
+    else bits += 0x7fffu + ((bits >> 16) & 1u); // round to nearest even
+    store(static_cast<uint16_t>(bits >> 16));
+    break;
+  }
+  case dtype::fp16: store(static_cast<_Float16>(value)); break;
+  case dtype::fp32: store(static_cast<float>(value)); break;
+  case dtype::fp64: store(value); break;
+  case dtype::int8: store(static_cast<int8_t>(value)); break;
+  case dtype::uint8: store(static_cast<uint8_t>(value)); break;
+  case dtype::bool_: store(static_cast<uint8_t>(value != 0)); break;
+  case dtype::int32: store(static_cast<int32_t>(value)); break;
+  case dtype::int64: store(static_cast<int64_t>(value)); break;
+  case dtype::fp8_e4m3: bytes[0] = encode_fp8(value, 4, 3, true); break;
+  case dtype::fp8_e5m2: bytes[0] = encode_fp8(value, 5, 2, false); break;
+  }
+}
+
 unsigned char poison_byte(dtype type) { return dtype_is_floating(type) ? 0xff : 0xa5; }
 
 } // namespace mkb

@@ -24,6 +24,8 @@ namespace mkb {
 
 // The value of one element stored at `bytes` as a double (fp8 and half types decoded exactly).
 double decode_element(dtype type, const unsigned char *bytes);
+// Stores `value` at `bytes` rounded to nearest (even on ties); integers truncate toward zero.
+void encode_element(dtype type, double value, unsigned char *bytes);
 // The poison byte written over outputs before every run: NaN in every floating type, an implausible
 // pattern in integer and boolean types.
 unsigned char poison_byte(dtype type);

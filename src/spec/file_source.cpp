@@ -15,10 +15,12 @@ std::optional<std::string> directory_source::read(const std::string &relative) c
 std::vector<std::string> directory_source::problem_folders() const {
   std::vector<std::string> folders;
   std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(root_, ec);
+  for (auto it = std::filesystem::recursive_directory_iterator(root_, std::filesystem::directory_options::follow_directory_symlink, ec);
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    // <family>/<id>/spec.json: nothing deeper, which also keeps linked folders from looping.
+    if (it->is_directory() && it.depth() >= 2) it.disable_recursion_pending();
     if (it->is_regular_file() && it->path().filename() == "spec.json")
-      folders.push_back(std::filesystem::relative(it->path().parent_path(), root_).generic_string());
+      folders.push_back(it->path().parent_path().lexically_relative(root_).generic_string());
   }
   std::sort(folders.begin(), folders.end());
   return folders;

@@ -198,7 +198,8 @@ problem load_problem(const file_source &files, const std::string &folder) {
       break;
     case spec::DistributionKind::generator:
       if (t.dist.generator.empty()) check.error(dist_field + ".generator", "names no kernel");
-      if (!fb->generators()) check.error(dist_field, "uses a generator but the problem has no generators file");
+      if (!fb->generators() && !files.read(folder + "/generators.cu"))
+        check.error(dist_field, "uses a generator but the problem has no generators file");
       break;
     }
     p.inputs.push_back(std::move(t));
@@ -265,7 +266,7 @@ problem load_problem(const file_source &files, const std::string &folder) {
   p.reference = read_named(fb->reference(), "reference.md", "reference", true);
   p.baseline_source = read_named(fb->baseline(), "baseline.cu", "baseline", true);
   p.anchor_source = read_named(fb->anchor(), "anchor.cu", "anchor", true);
-  p.generators_source = read_named(fb->generators(), "", "generators", fb->generators() != nullptr);
+  p.generators_source = read_named(fb->generators(), "generators.cu", "generators", fb->generators() != nullptr);
   if (fb->solutions())
     for (size_t i = 0; i < fb->solutions()->size(); ++i) {
       const spec::Solution *s = fb->solutions()->Get(static_cast<flatbuffers::uoffset_t>(i));

@@ -79,7 +79,8 @@ problem_instance decode(const ProblemInstance &p) {
 flatbuffers::Offset<Plan> encode(flatbuffers::FlatBufferBuilder &b, plan_role role, const module_source &module,
                                  const resolved_plan &plan) {
   std::vector<flatbuffers::Offset<Scratch>> scratch;
-  for (const resolved_scratch &s : plan.scratch) scratch.push_back(CreateScratch(b, b.CreateString(s.name), s.bytes, s.zeroed));
+  for (const resolved_scratch &s : plan.scratch)
+    scratch.push_back(CreateScratch(b, b.CreateString(s.name), s.bytes, s.zeroed, s.type));
   std::vector<flatbuffers::Offset<Launch>> launches;
   for (const resolved_launch &l : plan.launches) {
     std::vector<flatbuffers::Offset<Arg>> args;
@@ -88,9 +89,14 @@ flatbuffers::Offset<Plan> encode(flatbuffers::FlatBufferBuilder &b, plan_role ro
                                b.CreateString(a.text)));
     std::vector<uint32_t> cluster;
     if (l.cluster[0] != 0) cluster.assign(l.cluster.begin(), l.cluster.end());
+    flatbuffers::Offset<Matmul> matmul;
+    if (const auto &mm = l.matmul)
+      matmul = CreateMatmul(b, b.CreateString(mm->c), b.CreateString(mm->a), b.CreateString(mm->b),
+                            mm->operand_type, mm->result_type, mm->m,
+                            mm->n, mm->k, mm->batch, mm->transpose_a, mm->transpose_b, mm->accumulate);
     launches.push_back(CreateLaunch(b, b.CreateString(l.entry), b.CreateVector(l.grid.data(), 3),
                                     b.CreateVector(l.block.data(), 3), b.CreateVector(cluster), l.shared_bytes,
-                                    b.CreateVector(args), l.line));
+                                    b.CreateVector(args), l.line, matmul));
   }
   auto mod = CreateModule(b, b.CreateString(module.name), b.CreateString(module.source));
   return CreatePlan(b, b.CreateString(plan_role_name(role)), mod, b.CreateVector(scratch), b.CreateVector(launches));
@@ -99,7 +105,8 @@ flatbuffers::Offset<Plan> encode(flatbuffers::FlatBufferBuilder &b, plan_role ro
 resolved_plan decode(const Plan &plan) {
   resolved_plan out;
   if (plan.scratch())
-    for (const Scratch *s : *plan.scratch()) out.scratch.push_back({str(s->name()), s->bytes(), s->zeroed()});
+    for (const Scratch *s : *plan.scratch())
+      out.scratch.push_back({str(s->name()), s->dtype(), s->bytes(), s->zeroed()});
   if (plan.launches())
     for (const Launch *l : *plan.launches()) {
       resolved_launch rl;
@@ -113,6 +120,10 @@ resolved_plan decode(const Plan &plan) {
       copy3(l->cluster(), rl.cluster);
       rl.shared_bytes = l->shared_bytes();
       rl.line = l->line();
+      if (const Matmul *mm = l->matmul())
+        rl.matmul = resolved_matmul{str(mm->c()), str(mm->a()), str(mm->b()), mm->operand_type(),
+                                    mm->result_type(), mm->m(), mm->n(), mm->k(), mm->batch(),
+                                    mm->transpose_a(), mm->transpose_b(), mm->accumulate()};
       if (l->args())
         for (const Arg *a : *l->args())
           rl.args.push_back({static_cast<arg_kind>(a->kind()), str(a->buffer()), a->int_value(), a->float_value(),
@@ -199,11 +210,23 @@ flatbuffers::Offset<EvaluateResult> encode(flatbuffers::FlatBufferBuilder &b, co
   const phase_times &p = r.phases;
   auto phases = CreatePhaseTimes(b, p.compile_ms, p.load_ms, p.correctness_ms, p.timing_ms, p.total_ms, p.gpu_busy_ms,
                                  p.generation_ms);
+  flatbuffers::Offset<Audit> audit;
+  if (r.audit.present) {
+    std::vector<flatbuffers::Offset<DegenerateCheck>> degenerate;
+    for (const degenerate_check &d : r.audit.degenerate)
+      degenerate.push_back(CreateDegenerateCheck(b, b.CreateString(d.output), b.CreateString(d.kind), d.error,
+                                                 d.allowance, d.failed));
+    std::vector<flatbuffers::Offset<SensitivityCheck>> sensitivity;
+    for (const sensitivity_check &c : r.audit.sensitivity)
+      sensitivity.push_back(CreateSensitivityCheck(b, b.CreateString(c.output), c.draws_differ, b.CreateVector(c.constant_axes)));
+    audit = CreateAudit(b, b.CreateVector(degenerate), b.CreateVector(sensitivity), r.audit.empty_launch_us,
+                        r.audit.baseline_launches);
+  }
   return CreateEvaluateResult(b, r.verdict, b.CreateString(r.detail), b.CreateString(r.stage), mismatch,
                               b.CreateVector(checks), encode_timing(b, r.submission_time),
                               encode_timing(b, r.baseline_time), r.seed, b.CreateVector(r.draw_seeds),
                               b.CreateVector(r.reverified), clocks, phases, b.CreateVector(compiles),
-                              encode(b, r.device), r.infrastructure_error, r.worker_must_exit);
+                              encode(b, r.device), r.infrastructure_error, r.worker_must_exit, audit);
 }
 
 evaluation_result decode(const EvaluateResult &r) {
@@ -244,6 +267,20 @@ evaluation_result decode(const EvaluateResult &r) {
   out.device = decode(r.device());
   out.infrastructure_error = r.infrastructure_error();
   out.worker_must_exit = r.worker_must_exit();
+  if (const Audit *a = r.audit()) {
+    out.audit.present = true;
+    if (a->degenerate())
+      for (const DegenerateCheck *d : *a->degenerate())
+        out.audit.degenerate.push_back({str(d->output()), str(d->kind()), d->error(), d->allowance(), d->failed()});
+    if (a->sensitivity())
+      for (const SensitivityCheck *c : *a->sensitivity()) {
+        sensitivity_check check{str(c->output()), c->draws_differ(), {}};
+        if (c->constant_axes()) check.constant_axes.assign(c->constant_axes()->begin(), c->constant_axes()->end());
+        out.audit.sensitivity.push_back(std::move(check));
+      }
+    out.audit.empty_launch_us = a->empty_launch_us();
+    out.audit.baseline_launches = a->baseline_launches();
+  }
   return out;
 }
 

@@ -80,6 +80,26 @@ struct output_check {
   bool passed = false;
 };
 
+struct degenerate_check {
+  std::string output, kind;
+  double error = 0, allowance = 0;
+  bool failed = false;
+};
+
+struct sensitivity_check {
+  std::string output;
+  bool draws_differ = false;
+  std::vector<int> constant_axes;
+};
+
+struct audit_result {
+  bool present = false;
+  std::vector<degenerate_check> degenerate;
+  std::vector<sensitivity_check> sensitivity;
+  double empty_launch_us = 0;
+  int baseline_launches = 0;
+};
+
 struct clock_info {
   bool available = false;
   unsigned sm_mhz_before = 0, sm_mhz_after = 0, memory_mhz = 0, temperature_c = 0;
@@ -113,6 +133,7 @@ struct evaluation_result {
   device_info device;
   bool infrastructure_error = false;
   bool worker_must_exit = false;
+  audit_result audit;
 };
 
 flatbuffers::Offset<DeviceInfo> encode(flatbuffers::FlatBufferBuilder &b, const device_info &d);

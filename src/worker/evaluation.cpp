@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
@@ -77,6 +78,7 @@ public:
         timing();
         result_.verdict = MKB_VERDICT_PASSED;
         result_.detail = "correct on every draw";
+        if (settings_.audit()) audit();
       }
     } catch (const evaluation_failure &f) {
       result_.verdict = f.verdict();
@@ -141,6 +143,7 @@ private:
     for (int r = 0; r < 3; ++r) {
       auto entries = ptx_entry_parameters(compiled_[r].ptx);
       for (const resolved_launch &l : plans_[r].plan.launches) {
+        if (l.matmul) continue; // a library step, checked when resolved
         auto it = entries.find(l.entry);
         std::string problem;
         if (it == entries.end())
@@ -358,23 +361,7 @@ private:
     generate_inputs(seed, true);
     prepare_outputs(2);
     loaded_[2].enqueue(*g_, [&](const std::string &n) { return address(2, n); });
-    for (size_t o = 0; o < problem_.outputs.size(); ++o) {
-      const tensor_spec &t = problem_.outputs[o];
-      harness_->reset_stats(o);
-      CUdeviceptr anchor = layout_outputs_[2].addresses[o];
-      if (t.comparison == spec::Comparison::anchor) {
-        harness_->compare_anchor(result_of(0, o), result_of(1, o), anchor, t, o);
-      } else if (t.comparison == spec::Comparison::exact) {
-        harness_->compare_exact(result_of(0, o), anchor, t, o);
-      } else {
-        const auto &copies = sorted_.at(o);
-        check(cu.cuMemcpyDtoDAsync(copies[0].get(), result_of(0, o), t.bytes(), g_->stream()), "copying for sorting");
-        check(cu.cuMemcpyDtoDAsync(copies[1].get(), anchor, t.bytes(), g_->stream()), "copying for sorting");
-        harness_->sort_rows(copies[0].get(), t);
-        harness_->sort_rows(copies[1].get(), t);
-        harness_->compare_exact(copies[0].get(), copies[1].get(), t, o);
-      }
-    }
+    for (size_t o = 0; o < problem_.outputs.size(); ++o) compare_output(o);
     event &finish = next_event();
     check(cu.cuEventRecord(finish.get(), g_->stream()), "recording an event");
     const std::vector<stat_block> stats =
@@ -383,6 +370,27 @@ private:
     judge(stats, seed, draw, timed_draw);
     if (!timed) return std::nullopt;
     return 1000.0 * elapsed_ms(*start, *end);
+  }
+
+  // Queues the comparison of the submission's output `o` with the anchor (and the reference) into
+  // statistics block `o`.
+  void compare_output(size_t o) {
+    const tensor_spec &t = problem_.outputs[o];
+    harness_->reset_stats(o);
+    CUdeviceptr anchor = layout_outputs_[2].addresses[o];
+    if (t.comparison == spec::Comparison::anchor) {
+      harness_->compare_anchor(result_of(0, o), result_of(1, o), anchor, t, o);
+    } else if (t.comparison == spec::Comparison::exact) {
+      harness_->compare_exact(result_of(0, o), anchor, t, o);
+    } else {
+      const driver_api &cu = g_->cu();
+      const auto &copies = sorted_.at(o);
+      check(cu.cuMemcpyDtoDAsync(copies[0].get(), result_of(0, o), t.bytes(), g_->stream()), "copying for sorting");
+      check(cu.cuMemcpyDtoDAsync(copies[1].get(), anchor, t.bytes(), g_->stream()), "copying for sorting");
+      harness_->sort_rows(copies[0].get(), t);
+      harness_->sort_rows(copies[1].get(), t);
+      harness_->compare_exact(copies[0].get(), copies[1].get(), t, o);
+    }
   }
 
   // Every guard region around what the submission can reach.
@@ -519,6 +527,136 @@ private:
 
   static std::string format_coords(const std::vector<int64_t> &coords) {
     return fmt::format("[{}]", fmt::join(coords, ", "));
+  }
+
+
+  // ---- The problem's audit (mkb suite validate, docs/PROBLEMS.md) ---------------------------------
+
+  static dtype anchor_type(const tensor_spec &t) { return dtype_is_floating(t.type) ? dtype::fp64 : t.type; }
+
+  std::vector<unsigned char> download(CUdeviceptr from, size_t bytes, const char *what) {
+    std::vector<unsigned char> host(bytes);
+    check(g_->cu().cuMemcpyDtoHAsync(host.data(), from, bytes, g_->stream()), what);
+    g_->synchronize(timeout(), what);
+    return host;
+  }
+
+  // The baseline and the anchor of one draw, finished; returns the anchor's outputs.
+  std::vector<std::vector<unsigned char>> reference_and_anchor(uint64_t seed) {
+    new_layouts();
+    generate_inputs(seed, false);
+    prepare_outputs(1);
+    loaded_[1].enqueue(*g_, [&](const std::string &n) { return address(1, n); });
+    copy_in_place_results(1);
+    generate_inputs(seed, true);
+    prepare_outputs(2);
+    loaded_[2].enqueue(*g_, [&](const std::string &n) { return address(2, n); });
+    std::vector<std::vector<unsigned char>> anchors;
+    for (size_t o = 0; o < problem_.outputs.size(); ++o) {
+      const tensor_spec &t = problem_.outputs[o];
+      anchors.push_back(download(layout_outputs_[2].addresses[o], t.count * dtype_bytes(anchor_type(t)),
+                                 "reading the anchor for the audit"));
+    }
+    return anchors;
+  }
+
+  // Writes `fill` (t.count elements of t's dtype) as the submission's output `o`, compares it, and
+  // records whether the rule rejects it, as it must.
+  void judge_degenerate(size_t o, const std::string &kind, const std::vector<unsigned char> &fill) {
+    const tensor_spec &t = problem_.outputs[o];
+    check(g_->cu().cuMemcpyHtoDAsync(result_of(0, o), fill.data(), fill.size(), g_->stream()), "writing a degenerate output");
+    compare_output(o);
+    const stat_block s = harness_->read_stats(timeout(), "comparing a degenerate output")[o];
+    wire::degenerate_check c{t.name, kind, 0, 0, false};
+    if (t.comparison == spec::Comparison::anchor) {
+      c.error = s[output_nan] ? NAN : stat_as_double(s[max_error]);
+      c.allowance = 3.0 * std::max(stat_as_double(s[reference_error]), dtype_epsilon(t.type) * stat_as_double(s[anchor_max]));
+      c.failed = s[output_nan] > 0 || c.error > c.allowance;
+    } else {
+      c.error = static_cast<double>(s[mismatches]);
+      c.failed = s[mismatches] > 0;
+    }
+    result_.audit.degenerate.push_back(std::move(c));
+  }
+
+  // `count` elements of `type` converted from `source` (elements of `from`), repeated as needed.
+  static std::vector<unsigned char> converted(const std::vector<unsigned char> &source, dtype from, dtype type,
+                                              uint64_t count) {
+    const size_t in_size = dtype_bytes(from), out_size = dtype_bytes(type);
+    const uint64_t in_count = source.size() / in_size;
+    std::vector<unsigned char> out(count * out_size);
+    for (uint64_t i = 0; i < count; ++i)
+      encode_element(type, decode_element(from, &source[(i % in_count) * in_size]), &out[i * out_size]);
+    return out;
+  }
+
+  void audit_degenerate_outputs(const std::vector<std::vector<unsigned char>> &anchors) {
+    std::vector<std::vector<unsigned char>> inputs;
+    for (size_t i = 0; i < problem_.inputs.size(); ++i)
+      inputs.push_back(download(layout_inputs_.addresses[i], problem_.inputs[i].bytes(), "reading an input for the audit"));
+    for (size_t o = 0; o < problem_.outputs.size(); ++o) {
+      const tensor_spec &t = problem_.outputs[o];
+      const dtype at = anchor_type(t);
+      judge_degenerate(o, "zeros", std::vector<unsigned char>(t.bytes(), 0));
+      if (t.aliases.empty()) judge_degenerate(o, "unwritten", std::vector<unsigned char>(t.bytes(), poison_byte(t.type)));
+      double sum = 0;
+      for (uint64_t e = 0; e < t.count; ++e) sum += decode_element(at, &anchors[o][e * dtype_bytes(at)]);
+      std::vector<unsigned char> mean(dtype_bytes(t.type));
+      encode_element(t.type, sum / static_cast<double>(t.count), mean.data());
+      judge_degenerate(o, "anchor mean", converted(mean, t.type, t.type, t.count));
+      for (size_t i = 0; i < problem_.inputs.size(); ++i) {
+        const tensor_spec &in = problem_.inputs[i];
+        std::string kind = "copy of " + in.name;
+        if (t.aliases == in.name) kind += " (left unwritten in place)";
+        judge_degenerate(o, kind, converted(inputs[i], in.type, t.type, t.count));
+      }
+    }
+  }
+
+  // Axes along which `data` (the anchor's output `t`) never changes.
+  static std::vector<int> constant_axes(const tensor_spec &t, const std::vector<unsigned char> &data) {
+    std::vector<int> axes;
+    const size_t size = dtype_bytes(anchor_type(t));
+    uint64_t stride = t.count;
+    for (size_t axis = 0; axis < t.shape.size(); ++axis) {
+      const uint64_t extent = static_cast<uint64_t>(t.shape[axis]);
+      stride /= extent;
+      if (extent < 2) continue;
+      bool constant = true;
+      for (uint64_t e = 0; e + stride < t.count && constant; ++e)
+        if ((e / stride) % extent != extent - 1)
+          constant = std::memcmp(&data[e * size], &data[(e + stride) * size], size) == 0;
+      if (constant) axes.push_back(static_cast<int>(axis));
+    }
+    return axes;
+  }
+
+  double empty_launch_us() {
+    const driver_api &cu = g_->cu();
+    std::vector<double> samples;
+    for (int i = 0; i < 60; ++i) {
+      flush_l2();
+      event &start = next_event(), &end = next_event();
+      check(cu.cuEventRecord(start.get(), g_->stream()), "recording an event");
+      harness_->launch_empty();
+      check(cu.cuEventRecord(end.get(), g_->stream()), "recording an event");
+      g_->wait(end.get(), timeout(), "an empty launch");
+      if (i >= 10) samples.push_back(1000.0 * elapsed_ms(start, end));
+    }
+    return summarize(samples).median;
+  }
+
+  void audit() {
+    stage("audit");
+    wire::audit_result &a = result_.audit;
+    a.present = true;
+    a.baseline_launches = static_cast<int>(plans_[1].plan.launches.size());
+    std::vector<std::vector<unsigned char>> first = reference_and_anchor(derive_seed(seed_, 3000));
+    audit_degenerate_outputs(first);
+    std::vector<std::vector<unsigned char>> second = reference_and_anchor(derive_seed(seed_, 3001));
+    for (size_t o = 0; o < problem_.outputs.size(); ++o)
+      a.sensitivity.push_back({problem_.outputs[o].name, first[o] != second[o], constant_axes(problem_.outputs[o], first[o])});
+    a.empty_launch_us = empty_launch_us();
   }
 
   // ---- Phases ---------------------------------------------------------------------------------------

@@ -49,6 +49,7 @@ harness_kernels::harness_kernels(const gpu &g, const compile_cache &cache, const
   hash_chunks_ = get("mkb_hash_chunks");
   compare_digests_ = get("mkb_compare_digests");
   check_guards_ = get("mkb_check_guards");
+  empty_ = get("mkb_empty");
   check_cuda(g.cu().cuFuncSetAttribute(sort_rows_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 64 << 10),
              "cuFuncSetAttribute(mkb_sort_rows)");
 }
@@ -89,6 +90,8 @@ void harness_kernels::launch(CUfunction f, uint64_t work_items, void **params, u
   CUresult rc = gpu_->cu().cuLaunchKernelEx(&config, f, params, nullptr);
   if (rc != CUDA_SUCCESS) throw_cuda_failure(rc, "a harness kernel launch");
 }
+
+void harness_kernels::launch_empty() const { launch(empty_, 1, nullptr, 0, 32); }
 
 void harness_kernels::fill(CUdeviceptr out, const tensor_spec &t, uint64_t seed, uint32_t stream) const {
   int dtype_code = static_cast<int>(t.type);

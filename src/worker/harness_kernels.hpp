@@ -43,6 +43,8 @@ public:
   void compare_digests(CUdeviceptr before, CUdeviceptr after, uint64_t chunks, size_t block) const;
   // Checks every guard of `layouts`; FIRST_INDEX of `block` = (region index << 32) | word.
   void check_guards(const std::vector<const guard_region *> &regions, size_t block) const;
+  // One launch of a kernel that does nothing (the launch-overhead floor).
+  void launch_empty() const;
 
   static uint64_t digest_count(uint64_t bytes) { return (bytes + 4095) / 4096; }
   static constexpr uint32_t max_sorted_row = 8192;
@@ -53,7 +55,7 @@ private:
   const gpu *gpu_;
   loaded_module module_;
   CUfunction fill_, compare_anchor_, find_mismatch_, compare_exact_, sort_rows_, hash_chunks_, compare_digests_,
-      check_guards_;
+      check_guards_, empty_;
   device_memory stats_;
   pinned_memory stats_host_;
   size_t stat_blocks_ = 0;

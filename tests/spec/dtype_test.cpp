@@ -34,6 +34,27 @@ TEST(Dtype, DecodeElements) {
   EXPECT_TRUE(std::isinf(decode_element(dtype::fp8_e5m2, e5m2_inf)));
 }
 
+TEST(Dtype, EncodeRoundsToNearestAndRoundTrips) {
+  unsigned char bytes[8];
+  // 1 + 2^-8 lies halfway between two bf16 values: ties go to the even one (1.0).
+  encode_element(dtype::bf16, 1.0 + std::ldexp(1.0, -8), bytes);
+  EXPECT_EQ(decode_element(dtype::bf16, bytes), 1.0);
+  encode_element(dtype::bf16, 1.0 + 3 * std::ldexp(1.0, -8), bytes);
+  EXPECT_EQ(decode_element(dtype::bf16, bytes), 1.0 + std::ldexp(1.0, -6));
+  encode_element(dtype::fp16, -2.0, bytes);
+  EXPECT_EQ(decode_element(dtype::fp16, bytes), -2.0);
+  encode_element(dtype::fp8_e4m3, 440.0, bytes);
+  EXPECT_EQ(decode_element(dtype::fp8_e4m3, bytes), 448.0);
+  encode_element(dtype::fp8_e5m2, -0.3, bytes);
+  EXPECT_EQ(decode_element(dtype::fp8_e5m2, bytes), -0.3125);
+  encode_element(dtype::int32, -7.9, bytes);
+  EXPECT_EQ(decode_element(dtype::int32, bytes), -7.0);
+  for (dtype t : {dtype::bf16, dtype::fp16, dtype::fp32, dtype::fp64}) {
+    encode_element(t, 0.15625, bytes); // exact in every floating type
+    EXPECT_EQ(decode_element(t, bytes), 0.15625) << dtype_name(t);
+  }
+}
+
 TEST(Dtype, PoisonIsNaNForEveryFloatingType) {
   for (dtype t : {dtype::bf16, dtype::fp16, dtype::fp32, dtype::fp64, dtype::fp8_e4m3, dtype::fp8_e5m2}) {
     unsigned char bytes[8];

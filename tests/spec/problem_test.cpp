@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "core/error.hpp"
 #include "spec/file_source.hpp"
 #include "spec/suite.hpp"
@@ -100,6 +102,25 @@ TEST(Suite, BuiltInSuiteHoldsTheProblemsOfThisRepository) {
   const problem *routing = s.find("topk_softmax_routing_mixtral_8x7b_bf16");
   ASSERT_NE(routing, nullptr);
   EXPECT_EQ(routing->outputs[0].comparison, spec::Comparison::exact);
+}
+
+TEST(Suite, LinkedProblemFoldersAreFoundUnderTheirLinkName) {
+  temp_dir elsewhere, dir;
+  write_problem(elsewhere, "test", "tiny", tiny_spec());
+  std::filesystem::create_directories(dir.path() / "test");
+  std::filesystem::create_directory_symlink(elsewhere.path() / "test" / "tiny", dir.path() / "test" / "tiny");
+  suite s = suite::load(dir.path());
+  ASSERT_EQ(s.problems().size(), 1u);
+  EXPECT_EQ(s.problems()[0].folder, "test/tiny");
+}
+
+TEST(Problem, GeneratorsFileIsFoundWithoutNamingIt) {
+  temp_dir dir;
+  std::string spec = tiny_spec("tiny", "test", R"(, { "name": "ids", "dtype": "int32", "shape": ["n"],
+      "distribution": { "kind": "generator", "generator": "zipf" } })");
+  EXPECT_THROW(load_problem(directory_source(dir.path()), (write_problem(dir, "test", "tiny", spec), "test/tiny")), error);
+  write_problem(dir, "test", "tiny", spec, {{"generators.cu", "// zipf\n"}});
+  EXPECT_EQ(load_problem(directory_source(dir.path()), "test/tiny").generators_source, "// zipf\n");
 }
 
 TEST(Suite, FolderSuiteAndErrors) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace mkb::wire {
 namespace {
 
@@ -23,6 +25,11 @@ TEST(Codec, EvaluationResultRoundTrip) {
   r.device.l2_bytes = 62914560;
   r.infrastructure_error = true;
   r.worker_must_exit = true;
+  r.audit.present = true;
+  r.audit.degenerate = {{"y", "zeros", 1.5, 0.25, true}, {"y", "copy of x", NAN, 0.25, true}};
+  r.audit.sensitivity = {{"y", true, {1}}};
+  r.audit.empty_launch_us = 2.5;
+  r.audit.baseline_launches = 8;
 
   flatbuffers::FlatBufferBuilder b;
   std::vector<uint8_t> frame = finish_response(b, 7, encode(b, r));
@@ -42,6 +49,16 @@ TEST(Codec, EvaluationResultRoundTrip) {
   EXPECT_EQ(d.submission_time.times_us.size(), 2u);
   EXPECT_EQ(d.seed, 0xdeadbeefu);
   EXPECT_EQ(d.draw_seeds, r.draw_seeds);
+  ASSERT_TRUE(d.audit.present);
+  ASSERT_EQ(d.audit.degenerate.size(), 2u);
+  EXPECT_EQ(d.audit.degenerate[1].kind, "copy of x");
+  EXPECT_TRUE(std::isnan(d.audit.degenerate[1].error));
+  EXPECT_TRUE(d.audit.degenerate[0].failed);
+  ASSERT_EQ(d.audit.sensitivity.size(), 1u);
+  EXPECT_EQ(d.audit.sensitivity[0].constant_axes, (std::vector<int>{1}));
+  EXPECT_TRUE(d.audit.sensitivity[0].draws_differ);
+  EXPECT_DOUBLE_EQ(d.audit.empty_launch_us, 2.5);
+  EXPECT_EQ(d.audit.baseline_launches, 8);
   EXPECT_EQ(d.reverified, r.reverified);
   EXPECT_EQ(d.clocks.sm_mhz_after, 1965u);
   EXPECT_DOUBLE_EQ(d.phases.gpu_busy_ms, 150);
@@ -53,7 +70,7 @@ TEST(Codec, EvaluationResultRoundTrip) {
 
 TEST(Codec, PlanRoundTrip) {
   resolved_plan plan;
-  plan.scratch = {{"s", 4096, true}};
+  plan.scratch = {{"s", dtype::bf16, 4096, true}};
   resolved_launch l;
   l.entry = "k";
   l.grid = {7, 2, 1};
@@ -62,13 +79,28 @@ TEST(Codec, PlanRoundTrip) {
   l.shared_bytes = 65536;
   l.line = 42;
   l.args = {{arg_kind::pointer, "x", 0, 0, "x"}, {arg_kind::i32, "", -5, 0, "n"}, {arg_kind::f64, "", 0, 2.5, "eps"}};
-  plan.launches = {l};
+  resolved_launch step;
+  step.entry = "matmul";
+  step.line = 43;
+  step.matmul = resolved_matmul{"c", "a", "b", dtype::bf16, dtype::fp32, 3, 5, 7, 2, true, false, true};
+  plan.launches = {l, step};
   flatbuffers::FlatBufferBuilder b;
   b.Finish(encode(b, plan_role::submission, {"submission.cu", "code"}, plan));
   const Plan *fb = flatbuffers::GetRoot<Plan>(b.GetBufferPointer());
   EXPECT_EQ(decode_module(fb->code()).source, "code");
   resolved_plan d = decode(*fb);
-  ASSERT_EQ(d.launches.size(), 1u);
+  ASSERT_EQ(d.launches.size(), 2u);
+  EXPECT_FALSE(d.launches[0].matmul);
+  ASSERT_TRUE(d.launches[1].matmul);
+  const resolved_matmul &mm = *d.launches[1].matmul;
+  EXPECT_EQ(mm.c + mm.a + mm.b, "cab");
+  EXPECT_EQ(mm.result_type, dtype::fp32);
+  EXPECT_EQ(mm.operand_type, dtype::bf16);
+  EXPECT_EQ(mm.m * 100 + mm.n * 10 + mm.k, 357);
+  EXPECT_EQ(mm.batch, 2);
+  EXPECT_TRUE(mm.transpose_a && !mm.transpose_b && mm.accumulate);
+  EXPECT_EQ(d.launches[1].line, 43);
+  EXPECT_EQ(d.scratch[0].type, dtype::bf16);
   EXPECT_EQ(d.launches[0].grid, l.grid);
   EXPECT_EQ(d.launches[0].cluster, l.cluster);
   EXPECT_EQ(d.launches[0].shared_bytes, 65536u);

@@ -274,3 +274,6 @@ extern "C" __global__ void mkb_check_guards(const __grid_constant__ guard_table 
       if (words[w] != table.pattern) atomicMin(&stats[FIRST_INDEX], (u64(r) << 32) | w);
   }
 }
+
+// Does nothing: the suite validator times it as the floor a launch costs.
+extern "C" __global__ void mkb_empty() {}
