@@ -1,0 +1,118 @@
+"""Independent cross-check of every problem's float64 anchor against its PyTorch reference.
+
+For each problem with a reference.py, `mkb draw` writes one draw's inputs and the anchor's outputs;
+this script loads the inputs into float64 (integers into int64) CUDA tensors, calls the problem's
+`reference(inputs, symbols, constants)`, and compares every output with the anchor's. Any
+disagreement is a bug in one of the two.
+
+usage: python3 cross_check_torch.py MKB SUITE_DIR WORK_DIR [--problem ID] [--seed S]
+Exit status 0 when every problem agrees, 1 otherwise.
+"""
+import argparse
+import importlib.util
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+# The anchor and the reference compute the same float64 semantics in different orders: they must
+# agree to this fraction of the output's largest magnitude.
+TOLERANCE = 1e-9
+
+
+def load_tensor(folder, entry):
+    raw = np.fromfile(folder / entry["file"], dtype={
+        "bf16": np.uint16, "fp16": np.float16, "fp32": np.float32, "fp64": np.float64,
+        "int8": np.int8, "uint8": np.uint8, "bool": np.uint8, "int32": np.int32, "int64": np.int64,
+    }[entry["dtype"]])
+    if entry["dtype"] == "bf16":
+        values = torch.from_numpy(raw.astype(np.int32) << 16).view(torch.float32).double()
+    elif entry["dtype"] in ("fp16", "fp32", "fp64"):
+        values = torch.from_numpy(raw).double()
+    else:
+        values = torch.from_numpy(raw.astype(np.int64))
+    return values.reshape(entry["shape"]).cuda()
+
+
+def check_problem(mkb, suite, work, spec_path, seed):
+    spec = json.loads(spec_path.read_text())
+    folder = work / spec["id"]
+    shutil.rmtree(folder, ignore_errors=True)
+    subprocess.run([mkb, "draw", "--suite", str(suite), "--problem", spec["id"], "--seed", str(seed),
+                    "--out", str(folder)], check=True, stdout=subprocess.DEVNULL)
+    index = json.loads((folder / "index.json").read_text())
+    inputs, anchors = {}, {}
+    for entry in index["tensors"]:
+        (inputs if entry["role"] == "input" else anchors)[entry["name"]] = load_tensor(folder, entry)
+    module_spec = importlib.util.spec_from_file_location(f"reference_{spec['id']}", spec_path.parent / "reference.py")
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    symbols = {s["name"]: int(s["value"]) for s in spec.get("symbols", [])}
+    constants = {c["name"]: float(c["value"]) for c in spec.get("constants", [])}
+    with torch.no_grad():
+        expected = module.reference(inputs, symbols, constants)
+    agree = True
+    for output in spec["outputs"]:
+        name = output["name"]
+        if name not in expected:
+            print(f"  {name}: MISSING from reference.py's result")
+            agree = False
+            continue
+        got, anchor = expected[name].to(anchors[name].device), anchors[name]
+        if tuple(got.shape) != tuple(anchor.shape):
+            print(f"  {name}: shape {tuple(got.shape)} vs the anchor's {tuple(anchor.shape)}")
+            agree = False
+            continue
+        if anchor.dtype == torch.int64:
+            mismatches = int((got.long() != anchor).sum())
+            print(f"  {name}: {'equal' if mismatches == 0 else f'{mismatches} elements DIFFER'}")
+            agree &= mismatches == 0
+            continue
+        magnitude = float(anchor.abs().max())
+        error = float((got.double() - anchor).abs().max())
+        relative = error / magnitude if magnitude > 0 else error
+        ok = relative <= TOLERANCE and bool(torch.isfinite(got).all())
+        print(f"  {name}: max |torch - anchor| = {error:.3e} ({relative:.2e} of max|anchor| = {magnitude:.4g})"
+              f"{'' if ok else '  DISAGREE'}")
+        agree &= ok
+    shutil.rmtree(folder, ignore_errors=True)
+    return agree
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mkb")
+    parser.add_argument("suite", type=pathlib.Path)
+    parser.add_argument("work", type=pathlib.Path)
+    parser.add_argument("--problem")
+    parser.add_argument("--seed", type=int, default=20261202)
+    args = parser.parse_args()
+    results = {}
+    for spec_path in sorted(args.suite.glob("*/*/spec.json")):
+        if not (spec_path.parent / "reference.py").exists():
+            continue
+        problem = spec_path.parent.name
+        if args.problem and problem != args.problem:
+            continue
+        print(f"{problem}:", flush=True)
+        try:
+            results[problem] = check_problem(args.mkb, args.suite, args.work, spec_path, args.seed)
+        except Exception as e:  # a broken reference.py or draw is a failure of that problem only
+            print(f"  ERROR: {type(e).__name__}: {e}")
+            results[problem] = False
+        torch.cuda.empty_cache()
+    agreed = sum(results.values())
+    print(f"\nPyTorch cross-check: {agreed} of {len(results)} problems agree with their anchor "
+          f"(tolerance {TOLERANCE:g} of max|anchor|)")
+    for problem, ok in results.items():
+        if not ok:
+            print(f"  DISAGREE: {problem}")
+    return 0 if results and agreed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
