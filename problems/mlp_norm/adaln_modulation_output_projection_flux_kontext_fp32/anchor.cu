@@ -1,0 +1,47 @@
+// The float64 anchor: the same semantics with every intermediate in double and no rounding points.
+// Inputs are read at fp32; the matmuls run on fp64 copies of the operands.
+#include "mkb_ops.cuh"
+
+// LayerNorm (no affine) of one row per block, in double, fused with the modulation:
+// out = xn * (1 + scale[b]) + shift[b]; emb rows are [scale | shift], 2 * cols wide.
+extern "C" __global__ void layer_norm_modulate_f64(const float *x, const double *emb, double *out, int cols,
+                                                   int tokens, double eps) {
+  const long long row = blockIdx.x;
+  const long long base = row * cols;
+  const double *scale = emb + (row / tokens) * 2 * cols;
+  const double *shift = scale + cols;
+  double s = 0.0;
+  for (int c = threadIdx.x; c < cols; c += blockDim.x) s += f64(x[base + c]);
+  const double mean = mkb_ops::block_reduce<mkb_ops::sum_op>(s) / cols;
+  double q = 0.0;
+  for (int c = threadIdx.x; c < cols; c += blockDim.x) {
+    const double d = f64(x[base + c]) - mean;
+    q += d * d;
+  }
+  const double rstd = 1.0 / sqrt(mkb_ops::block_reduce<mkb_ops::sum_op>(q) / cols + eps);
+  for (int c = threadIdx.x; c < cols; c += blockDim.x)
+    out[base + c] = (f64(x[base + c]) - mean) * rstd * (1.0 + scale[c]) + shift[c];
+}
+
+MKB_MAP(to_f64, double, (const float *a), f64(a[i]))
+MKB_MAP(silu_f64, double, (const float *a), mkb_silu(f64(a[i])))
+MKB_MAP(add_bias, double, (const double *a, const float *bias, int cols), a[i] + f64(bias[i % cols]))
+
+/* mkb:plan
+scratch st fp64[batch * dim]
+scratch wn fp64[2 * dim * dim]
+scratch wp fp64[out_channels * dim]
+scratch emb0 fp64[batch * 2 * dim]
+scratch emb fp64[batch * 2 * dim]
+scratch m fp64[batch * tokens * dim]
+scratch y0 fp64[batch * tokens * out_channels]
+launch silu_f64 grid(ceil_div(batch * dim, 256)) block(256) args(st, temb, i64(batch * dim))
+launch to_f64 grid(ceil_div(2 * dim * dim, 256)) block(256) args(wn, norm_weight, i64(2 * dim * dim))
+launch to_f64 grid(ceil_div(out_channels * dim, 256)) block(256) args(wp, proj_weight, i64(out_channels * dim))
+matmul c(emb0) a(st) b(wn) m(batch) n(2 * dim) k(dim) transpose_b
+launch add_bias grid(ceil_div(batch * 2 * dim, 256)) block(256) args(emb, emb0, norm_bias, i32(2 * dim), i64(batch * 2 * dim))
+launch layer_norm_modulate_f64 grid(batch * tokens) block(256) args(x, emb, m, i32(dim), i32(tokens), f64(eps))
+matmul c(y0) a(m) b(wp) m(batch * tokens) n(out_channels) k(dim) transpose_b
+launch add_bias grid(ceil_div(batch * tokens * out_channels, 256)) block(256)
+  args(y, y0, proj_bias, i32(out_channels), i64(batch * tokens * out_channels))
+*/

@@ -1,0 +1,26 @@
+// The float64 anchor: the inputs widened to double, both GEMMs in double (the plan's matmul step on
+// fp64 scratch), bias and GELU in double; no rounding anywhere.
+#include "mkb_ops.cuh"
+
+MKB_MAP(widen, double, (const float *v), f64(v[i]))
+// a = gelu_tanh(p + b1), in double
+MKB_MAP(bias_gelu_tanh, double, (const double *p, const float *bias, int cols),
+        mkb_gelu_tanh(p[i] + f64(bias[i % cols])))
+// y = q + b2, in double
+MKB_MAP(add_bias, double, (const double *q, const float *bias, int cols), q[i] + f64(bias[i % cols]))
+
+/* mkb:plan
+scratch x64 fp64[tokens * hidden]
+scratch w1_64 fp64[ffn * hidden]
+scratch w2_64 fp64[hidden * ffn]
+scratch p fp64[tokens * ffn]
+scratch a fp64[tokens * ffn]
+scratch q fp64[tokens * hidden]
+launch widen grid(ceil_div(tokens * hidden, 256)) block(256) args(x64, x, i64(tokens * hidden))
+launch widen grid(ceil_div(ffn * hidden, 256)) block(256) args(w1_64, w1, i64(ffn * hidden))
+launch widen grid(ceil_div(hidden * ffn, 256)) block(256) args(w2_64, w2, i64(hidden * ffn))
+matmul c(p) a(x64) b(w1_64) m(tokens) n(ffn) k(hidden) transpose_b
+launch bias_gelu_tanh grid(ceil_div(tokens * ffn, 256)) block(256) args(a, p, b1, i32(ffn), i64(tokens * ffn))
+matmul c(q) a(a) b(w2_64) m(tokens) n(hidden) k(ffn) transpose_b
+launch add_bias grid(ceil_div(tokens * hidden, 256)) block(256) args(y, q, b2, i32(hidden), i64(tokens * hidden))
+*/
