@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/files.hpp"
+#include "cuda/ptx_linker.hpp"
 
 namespace mkb {
 
@@ -33,12 +34,15 @@ bool get_blob(std::string_view &in, std::string *out) {
 
 } // namespace
 
-hash128 compile_cache::key_for(std::string_view source, const std::string &name, const std::string &arch,
-                               const std::vector<extra_header> &headers) {
+hash128 compile_cache::key_for(const module_code &code, const std::string &arch, const std::vector<extra_header> &headers) {
   hasher128 h;
-  h.add(magic).add(source).add(name).add(arch).add(nvrtc_version());
+  h.add(magic).add(code.source).add(code.name).add(arch).add(nvrtc_version());
   for (const std::string &option : locked_compile_options(arch)) h.add(option);
   for (const extra_header &header : headers) h.add(header.name).add(header.content);
+  h.add("include dirs");
+  for (const std::string &dir : code.include_dirs) h.add(dir);
+  h.add("ptx units");
+  for (const std::string &unit : code.ptx) h.add(unit);
   return h.digest();
 }
 
@@ -81,11 +85,11 @@ void compile_cache::store(const hash128 &key, const compile_output &output) cons
   }
 }
 
-cached_compile compile_cache::compile(std::string_view source, const std::string &name, const std::string &arch,
+cached_compile compile_cache::compile(const module_code &code, const std::string &arch,
                                       const std::vector<extra_header> &headers) const {
   auto start = std::chrono::steady_clock::now();
   cached_compile result;
-  result.key = key_for(source, name, arch, headers);
+  result.key = key_for(code, arch, headers);
   if (auto hit = load(result.key)) {
     result.output = std::move(*hit);
     result.cache_hit = true;
@@ -93,7 +97,8 @@ cached_compile compile_cache::compile(std::string_view source, const std::string
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return result;
   }
-  result.output = compile_cuda(source, name, arch, headers);
+  result.output = code.ptx.empty() ? compile_cuda(code.source, code.name, arch, headers, code.include_dirs)
+                                   : link_ptx(code.ptx, arch);
   store(result.key, result.output);
   result.output.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

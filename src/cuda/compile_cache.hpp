@@ -1,5 +1,6 @@
 // A content-addressed, on-disk cache of NVRTC results, shared by every process on the machine.
-// The key is XXH3-128 of (source, headers, locked options, NVRTC version, arch). Entries are written
+// The key is XXH3-128 of (source or PTX units, headers, include folders, locked options, NVRTC
+// version, arch). Entries are written
 // whole with an atomic rename and carry a checksum; a torn or foreign file reads as a miss.
 #pragma once
 
@@ -10,6 +11,15 @@
 #include "cuda/nvrtc_compiler.hpp"
 
 namespace mkb {
+
+// One module's code: CUDA C++ for NVRTC (with the configured include folders), or, when `ptx` is not
+// empty, PTX units for nvJitLink.
+struct module_code {
+  std::string name; // for compiler messages
+  std::string source;
+  std::vector<std::string> include_dirs;
+  std::vector<std::string> ptx;
+};
 
 struct cached_compile {
   compile_output output;
@@ -22,15 +32,18 @@ public:
   // An empty folder disables the cache.
   explicit compile_cache(std::filesystem::path folder) : folder_(std::move(folder)) {}
 
-  static hash128 key_for(std::string_view source, const std::string &name, const std::string &arch,
-                         const std::vector<extra_header> &headers);
+  static hash128 key_for(const module_code &code, const std::string &arch, const std::vector<extra_header> &headers);
 
   std::optional<compile_output> load(const hash128 &key) const;
   void store(const hash128 &key, const compile_output &output) const; // best effort
 
   // Looks up, and on a miss compiles and stores.
-  cached_compile compile(std::string_view source, const std::string &name, const std::string &arch,
+  cached_compile compile(const module_code &code, const std::string &arch,
                          const std::vector<extra_header> &headers = {}) const;
+  cached_compile compile(std::string_view source, const std::string &name, const std::string &arch,
+                         const std::vector<extra_header> &headers = {}) const {
+    return compile(module_code{name, std::string(source), {}, {}}, arch, headers);
+  }
 
   std::filesystem::path path_for(const hash128 &key) const;
 

@@ -90,10 +90,11 @@ std::string arch_for_compute_capability(int major, int minor) {
 }
 
 compile_output compile_cuda(std::string_view source, const std::string &name, const std::string &arch,
-                            const std::vector<extra_header> &headers) {
+                            const std::vector<extra_header> &headers, const std::vector<std::string> &include_dirs) {
   auto start = std::chrono::steady_clock::now();
   program prog(source, name, headers);
   std::vector<std::string> options = locked_compile_options(arch);
+  for (const std::string &dir : include_dirs) options.push_back("-I" + dir);
   std::vector<const char *> option_pointers;
   for (const std::string &o : options) option_pointers.push_back(o.c_str());
 

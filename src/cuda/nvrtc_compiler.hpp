@@ -31,8 +31,10 @@ std::vector<std::string> locked_compile_options(const std::string &arch);
 // then the toolkit this library was built with.
 std::string cuda_include_dir();
 
+// `include_dirs` come from the library's configuration (a DSL's header library), never from a submission.
 compile_output compile_cuda(std::string_view source, const std::string &name, const std::string &arch,
-                            const std::vector<extra_header> &headers = {});
+                            const std::vector<extra_header> &headers = {},
+                            const std::vector<std::string> &include_dirs = {});
 
 // "sm_90a" for compute capability 9.0: the arch-specific variant where one exists (wgmma, setmaxnreg).
 std::string arch_for_compute_capability(int major, int minor);

@@ -98,7 +98,8 @@ flatbuffers::Offset<Plan> encode(flatbuffers::FlatBufferBuilder &b, plan_role ro
                                     b.CreateVector(l.block.data(), 3), b.CreateVector(cluster), l.shared_bytes,
                                     b.CreateVector(args), l.line, matmul));
   }
-  auto mod = CreateModule(b, b.CreateString(module.name), b.CreateString(module.source));
+  auto mod = CreateModule(b, b.CreateString(module.name), b.CreateString(module.source),
+                          b.CreateVectorOfStrings(module.include_dirs), b.CreateVectorOfStrings(module.ptx));
   return CreatePlan(b, b.CreateString(plan_role_name(role)), mod, b.CreateVector(scratch), b.CreateVector(launches));
 }
 
@@ -135,7 +136,12 @@ resolved_plan decode(const Plan &plan) {
 
 module_source decode_module(const Module *module) {
   if (!module) return {};
-  return {str(module->name()), str(module->source())};
+  module_source out{str(module->name()), str(module->source()), {}, {}};
+  if (module->include_dirs())
+    for (const flatbuffers::String *dir : *module->include_dirs()) out.include_dirs.push_back(dir->str());
+  if (module->ptx())
+    for (const flatbuffers::String *unit : *module->ptx()) out.ptx.push_back(unit->str());
+  return out;
 }
 
 } // namespace mkb::wire

@@ -32,8 +32,10 @@ flatbuffers::Offset<ProblemInstance> encode(flatbuffers::FlatBufferBuilder &b, c
 problem_instance decode(const ProblemInstance &p);
 
 struct module_source {
-  std::string name;   // file name for compiler messages
-  std::string source; // CUDA C++
+  std::string name;                      // file name for compiler messages
+  std::string source;                    // CUDA C++ (or, with ptx, the submission's own text)
+  std::vector<std::string> include_dirs; // from the DSL's configuration
+  std::vector<std::string> ptx;          // units to link instead of compiling source
 };
 
 flatbuffers::Offset<Plan> encode(flatbuffers::FlatBufferBuilder &b, plan_role role, const module_source &module,

@@ -126,7 +126,8 @@ private:
     for (int r = 0; r < 3; ++r) {
       const role_plan &p = plans_[r];
       bool ours = r != 0; // the problem's own code may use the harness headers
-      cached_compile c = cache_.compile(p.module.source, p.module.name, target, ours ? problem_headers() : std::vector<extra_header>{});
+      module_code code{p.module.name, p.module.source, p.module.include_dirs, p.module.ptx};
+      cached_compile c = cache_.compile(code, target, ours ? problem_headers() : std::vector<extra_header>{});
       result_.compiles.push_back({p.role, c.cache_hit, c.output.milliseconds, c.output.log});
       if (!c.output.ok) {
         if (r == 0) throw evaluation_failure(MKB_VERDICT_COMPILE_ERROR, "the submission does not compile:\n" + c.output.log);

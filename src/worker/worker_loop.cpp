@@ -88,7 +88,7 @@ void worker_loop::compile(const wire::Compile &request) {
   wire::module_source module = wire::decode_module(request.code());
   std::string arch = request.arch() && request.arch()->size() ? request.arch()->str() : device_arch();
   compile_cache cache(request.cache_dir() ? request.cache_dir()->str() : std::string());
-  cached_compile c = cache.compile(module.source, module.name, arch);
+  cached_compile c = cache.compile(module_code{module.name, module.source, module.include_dirs, module.ptx}, arch);
   flatbuffers::FlatBufferBuilder b;
   auto result = wire::CreateCompileResult(b, c.output.ok, c.cache_hit, b.CreateString(c.output.log), c.output.cubin.size(),
                                           c.output.ptx.size(), c.output.milliseconds, b.CreateString(c.key.hex()));

@@ -12,13 +12,20 @@ namespace {
 
 constexpr const char *kernel = "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n";
 
-TEST(CompileCache, KeyCoversSourceNameArchAndHeaders) {
-  hash128 base = compile_cache::key_for(kernel, "k.cu", "sm_90a", {});
-  EXPECT_EQ(base, compile_cache::key_for(kernel, "k.cu", "sm_90a", {}));
-  EXPECT_NE(base, compile_cache::key_for(std::string(kernel) + " ", "k.cu", "sm_90a", {}));
-  EXPECT_NE(base, compile_cache::key_for(kernel, "j.cu", "sm_90a", {}));
-  EXPECT_NE(base, compile_cache::key_for(kernel, "k.cu", "sm_80", {}));
-  EXPECT_NE(base, compile_cache::key_for(kernel, "k.cu", "sm_90a", {{"h.cuh", "x"}}));
+module_code code(std::string source, std::string name = "k.cu") { return {std::move(name), std::move(source), {}, {}}; }
+
+TEST(CompileCache, KeyCoversSourceNameArchHeadersIncludesAndPtx) {
+  hash128 base = compile_cache::key_for(code(kernel), "sm_90a", {});
+  EXPECT_EQ(base, compile_cache::key_for(code(kernel), "sm_90a", {}));
+  EXPECT_NE(base, compile_cache::key_for(code(std::string(kernel) + " "), "sm_90a", {}));
+  EXPECT_NE(base, compile_cache::key_for(code(kernel, "j.cu"), "sm_90a", {}));
+  EXPECT_NE(base, compile_cache::key_for(code(kernel), "sm_80", {}));
+  EXPECT_NE(base, compile_cache::key_for(code(kernel), "sm_90a", {{"h.cuh", "x"}}));
+  module_code with_include = code(kernel);
+  with_include.include_dirs = {"/opt/cutlass/include"};
+  EXPECT_NE(base, compile_cache::key_for(with_include, "sm_90a", {}));
+  module_code units{"k", "", {}, {"a", "bc"}}, moved{"k", "", {}, {"ab", "c"}};
+  EXPECT_NE(compile_cache::key_for(units, "sm_90a", {}), compile_cache::key_for(moved, "sm_90a", {}));
 }
 
 TEST(CompileCache, MissThenHit) {
