@@ -79,11 +79,13 @@ int run_doctor(int argc, char **argv) {
     fmt::print("worker       FAILED: {}\n", e.what());
   }
 
+  frontend_environment env;
+  if (auto python = environment("MKB_PYTHON")) env.python = *python;
   for (const char *name : known_dsls) {
     const dsl *d = find_dsl(name);
     std::string why;
     if (!d) fmt::print("DSL {:<9}unknown: no frontend registered in this build\n", name);
-    else if (d->usable(&why)) fmt::print("DSL {:<9}usable ({})\n", name, why);
+    else if (d->usable(env, &why)) fmt::print("DSL {:<9}usable ({})\n", name, why);
     else fmt::print("DSL {:<9}not usable: {}\n", name, why);
   }
 

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <vector>
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "dsl/dsl.hpp"
 #include "protocol/session.hpp"
 
 namespace mkb::cli {
@@ -29,6 +31,25 @@ struct problem_outcome {
   size_t outputs = 0;
   double baseline_us = NAN, solution_us = NAN, speedup = NAN, fraction_of_light = NAN;
   std::vector<std::string> failures; // empty: sound
+  std::vector<std::string> skipped;  // DSLs whose toolchain is missing here
+};
+
+// Whether each DSL's toolchain works here, asked once per run.
+class dsl_availability {
+public:
+  explicit dsl_availability(frontend_environment env) : env_(std::move(env)) {}
+  const std::pair<bool, std::string> &of(const std::string &name) {
+    auto it = known_.find(name);
+    if (it != known_.end()) return it->second;
+    std::string why = "not registered in this build";
+    const dsl *d = find_dsl(name);
+    bool usable = d && d->usable(env_, &why);
+    return known_.emplace(name, std::pair{usable, why}).first->second;
+  }
+
+private:
+  frontend_environment env_;
+  std::map<std::string, std::pair<bool, std::string>> known_;
 };
 
 void check_audit(const evaluation_report &r, const problem &p, problem_outcome &out) {
@@ -69,14 +90,20 @@ void check_audit(const evaluation_report &r, const problem &p, problem_outcome &
   fmt::print("    degenerate outputs rejected: {} of {}\n", rejected, a.degenerate.size());
 }
 
-problem_outcome validate_problem(session &s, const problem &p) {
+problem_outcome validate_problem(session &s, const problem &p, dsl_availability &dsls) {
   problem_outcome out;
   out.id = p.id;
   out.outputs = p.outputs.size();
   fmt::print("{} ({}):\n", p.id, p.folder);
   if (p.solutions.empty()) out.failures.push_back("no solution");
+  bool audited = false;
   for (const auto &[dsl_name, source] : p.solutions) {
-    evaluation_report r = s.compile_only() ? s.evaluate(p.id, dsl_name, source) : s.audit(p.id, dsl_name, source);
+    if (const auto &[usable, why] = dsls.of(dsl_name); !usable) {
+      fmt::print("  solution in {}: SKIPPED, the DSL is not usable here: {}\n", dsl_name, why);
+      out.skipped.push_back(dsl_name);
+      continue;
+    }
+    evaluation_report r = s.compile_only() || audited ? s.evaluate(p.id, dsl_name, source) : s.audit(p.id, dsl_name, source);
     bool ok = r.verdict == (s.compile_only() ? MKB_VERDICT_COMPILED : MKB_VERDICT_PASSED);
     fmt::print("  solution in {}: {}\n", dsl_name, ok ? mkb_verdict_name(r.verdict) : r.message);
     if (!ok) {
@@ -87,7 +114,8 @@ problem_outcome validate_problem(session &s, const problem &p) {
     fmt::print("    {:.2f} us vs baseline {:.2f} us: {:.2f}x, {:.0f}% of speed-of-light ({})\n", r.time_us, r.baseline_us,
                r.speedup, 100 * r.fraction_of_light, r.light_bound);
     if (!(r.speedup > 1)) out.failures.push_back(fmt::format("the {} solution does not beat the baseline", dsl_name));
-    if (dsl_name != p.solutions.front().first) continue; // one audit per problem
+    if (audited) continue; // one audit per problem, with its first solution
+    audited = true;
     out.baseline_us = r.baseline_us;
     out.solution_us = r.time_us;
     out.speedup = r.speedup;
@@ -97,6 +125,13 @@ problem_outcome validate_problem(session &s, const problem &p) {
   return out;
 }
 
+std::string verdict_of(const problem_outcome &o, bool compile_only) {
+  std::string verdict = o.failures.empty() ? (compile_only ? "compiles" : "sound")
+                                           : fmt::format("FAILED: {}", fmt::join(o.failures, "; "));
+  if (!o.skipped.empty()) verdict += fmt::format(" (skipped: {})", fmt::join(o.skipped, ", "));
+  return verdict;
+}
+
 void print_table(const std::vector<problem_outcome> &outcomes, bool compile_only) {
   fmt::print("\n{:<56} {:>7} {:>12} {:>12} {:>8} {:>6}  {}\n", "problem", "outputs", "baseline us", "solution us",
              "speedup", "SOL", "verdict");
@@ -104,7 +139,7 @@ void print_table(const std::vector<problem_outcome> &outcomes, bool compile_only
     auto number = [&](double v, const char *format) { return std::isfinite(v) ? fmt::format(fmt::runtime(format), v) : "-"; };
     fmt::print("{:<56} {:>7} {:>12} {:>12} {:>8} {:>6}  {}\n", o.id, o.outputs, number(o.baseline_us, "{:.1f}"),
                number(o.solution_us, "{:.1f}"), number(o.speedup, "{:.2f}x"), number(100 * o.fraction_of_light, "{:.0f}%"),
-               o.failures.empty() ? (compile_only ? "compiles" : "sound") : "FAILED: " + fmt::format("{}", fmt::join(o.failures, "; ")));
+               verdict_of(o, compile_only));
   }
 }
 
@@ -142,12 +177,15 @@ int run_suite(int argc, char **argv) {
   }
   fmt::print("Validating {} problem(s) of {} {}\n\n", selected.size(), s->problems().origin(),
              s->compile_only() ? "without a GPU: specs, compilation and plans only" : "on the GPU");
+  frontend_environment env;
+  env.python = s->config().python;
+  dsl_availability dsls(env);
   std::vector<problem_outcome> outcomes;
   for (const problem *p : selected) {
     try {
-      outcomes.push_back(validate_problem(*s, *p));
+      outcomes.push_back(validate_problem(*s, *p, dsls));
     } catch (const error &e) {
-      outcomes.push_back({p->id, p->outputs.size(), NAN, NAN, NAN, NAN, {e.what()}});
+      outcomes.push_back({p->id, p->outputs.size(), NAN, NAN, NAN, NAN, {e.what()}, {}});
     }
   }
   print_table(outcomes, s->compile_only());

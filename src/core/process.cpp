@@ -45,7 +45,7 @@ child_process child_process::spawn(const std::string &executable, const std::vec
   argv.push_back(nullptr);
 
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv.data(), environ);
+  int rc = posix_spawnp(&pid, executable.c_str(), &actions, nullptr, argv.data(), environ); // a bare name: PATH
   posix_spawn_file_actions_destroy(&actions);
   ::close(sockets[1]);
   if (rc != 0) {

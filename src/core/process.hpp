@@ -12,7 +12,8 @@ namespace mkb {
 
 class child_process {
 public:
-  // Starts `executable` with `arguments` (argv[1..]). Throws mkb::error(MKB_ERR_WORKER) if it cannot.
+  // Starts `executable` (a path, or a bare name looked up in PATH) with `arguments` (argv[1..]).
+  // Throws mkb::error(MKB_ERR_WORKER) if it cannot.
   static child_process spawn(const std::string &executable, const std::vector<std::string> &arguments);
 
   child_process() = default;

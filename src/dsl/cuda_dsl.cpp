@@ -1,9 +1,11 @@
-// The `cuda` DSL: CUDA C++ device code with a `/* mkb:plan ... */` block, compiled by NVRTC as is.
+// The `cuda` DSL: CUDA C++ device code with a `/* mkb:plan ... */` block, compiled by NVRTC as is;
+// and `cute`: the same with CUTLASS's header-only CuTe on the include path.
 #include <fmt/format.h>
 
 #include "core/embedded_files.hpp"
 #include "cuda/nvrtc_compiler.hpp"
 #include "dsl/dsl.hpp"
+#include "dsl/python_frontend.hpp"
 #include "spec/problem.hpp"
 
 namespace mkb {
@@ -12,35 +14,64 @@ namespace {
 
 class cuda_dsl final : public dsl {
 public:
-  std::string name() const override { return "cuda"; }
-  std::string display_name() const override { return "CUDA C++ (NVRTC)"; }
+  explicit cuda_dsl(bool with_cutlass) : with_cutlass_(with_cutlass) {}
+
+  std::string name() const override { return with_cutlass_ ? "cute" : "cuda"; }
+  std::string display_name() const override {
+    return with_cutlass_ ? "CuTe C++ (CUTLASS headers, NVRTC)" : "CUDA C++ (NVRTC)";
+  }
 
   std::string notes() const override {
     const embedded_file *notes = find_embedded(embedded::resources(), "dsl/cuda_notes.md");
-    return fmt::format("{}\nCompiler: NVRTC {}; options (fixed): {}\n", notes ? notes->data : "", nvrtc_version(),
-                       fmt::join(locked_compile_options("sm_90a"), " "));
+    const embedded_file *cute = find_embedded(embedded::resources(), "dsl/cute_notes.md");
+    return fmt::format("{}{}\nCompiler: NVRTC {}; options (fixed): {}{}\n", with_cutlass_ && cute ? cute->data : "",
+                       notes ? notes->data : "", nvrtc_version(), fmt::join(locked_compile_options("sm_90a"), " "),
+                       with_cutlass_ ? " -I<CUTLASS include>" : "");
   }
 
-  bool usable(std::string *why) const override {
-    if (why) *why = "NVRTC " + nvrtc_version();
+  bool usable(const frontend_environment &env, std::string *why) const override {
+    std::string headers;
+    if (with_cutlass_) {
+      auto dir = cutlass_include_dir(env, why);
+      if (!dir) return false;
+      headers = ", CUTLASS headers in " + *dir;
+    }
+    if (why) *why = "NVRTC " + nvrtc_version() + headers;
     return true;
   }
 
-  prepared_submission prepare(std::string_view source, const problem &p, plan_role role) const override {
+  prepared_submission prepare(std::string_view source, const problem &p, plan_role role,
+                              const frontend_environment &env) const override {
+    prepared_submission out;
     try {
       launch_plan plan = parse_launch_plan(source);
       std::string file = role == plan_role::submission ? "submission.cu" : std::string(plan_role_name(role)) + ".cu";
-      return {{file, std::string(source)}, resolve_launch_plan(plan, p, role)};
+      out = {{file, std::string(source), {}, {}}, resolve_launch_plan(plan, p, role)};
     } catch (const plan_error &e) {
       throw submission_error(fmt::format("launch plan, line {}: {}", e.line(), e.what()));
     }
+    if (with_cutlass_) {
+      std::string why;
+      auto dir = cutlass_include_dir(env, &why);
+      if (!dir) throw submission_error("CUTLASS's headers are not available here: " + why);
+      out.module.include_dirs.push_back(*dir);
+    }
+    return out;
   }
+
+private:
+  bool with_cutlass_;
 };
 
 } // namespace
 
 const dsl *cuda_frontend() {
-  static const cuda_dsl instance;
+  static const cuda_dsl instance(false);
+  return &instance;
+}
+
+const dsl *cute_frontend() {
+  static const cuda_dsl instance(true);
   return &instance;
 }
 

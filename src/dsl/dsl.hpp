@@ -2,6 +2,7 @@
 // launch plan; everything after that is the same for every DSL. docs/DSLS.md says how to add one.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,14 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+// Where frontends find their tools; from the session's configuration (mkb_open_options).
+struct frontend_environment {
+  std::string python = "python3";     // the interpreter of the Python DSLs (they run as child processes)
+  std::string cutlass_include;        // CUTLASS's include folder for `cute`; empty: $MKB_CUTLASS_INCLUDE,
+                                      // then the nvidia-cutlass package of `python`
+  std::chrono::seconds time_limit{120}; // for one frontend run, as for one compilation
+};
+
 class dsl {
 public:
   virtual ~dsl() = default;
@@ -31,10 +40,17 @@ public:
   virtual std::string display_name() const = 0; // "CUDA C++ (NVRTC)"
   // What an agent needs to know to write a submission: format, plan, environment, versions.
   virtual std::string notes() const = 0;
-  // Whether the toolchain works here, and if not, why.
-  virtual bool usable(std::string *why) const = 0;
-  // Throws submission_error naming what is wrong (with the line where there is one).
-  virtual prepared_submission prepare(std::string_view source, const problem &p, plan_role role) const = 0;
+  // Whether the toolchain works here, and if not, why (with the versions found).
+  virtual bool usable(const frontend_environment &env, std::string *why) const = 0;
+  // Throws submission_error naming what is wrong (with the line where there is one). Python DSLs run
+  // the submission's own code in a child process under env.time_limit.
+  virtual prepared_submission prepare(std::string_view source, const problem &p, plan_role role,
+                                      const frontend_environment &env) const = 0;
+
+  bool usable(std::string *why) const { return usable(frontend_environment{}, why); }
+  prepared_submission prepare(std::string_view source, const problem &p, plan_role role) const {
+    return prepare(source, p, role, frontend_environment{});
+  }
 };
 
 // nullptr if no DSL has that name.

@@ -72,7 +72,7 @@ evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::strin
     return refused(p, d, source, fmt::format("the submission is {} bytes; the limit is {}", source.size(), settings_.max_source_bytes));
   prepared_submission submission;
   try {
-    submission = d.prepare(source, p, plan_role::submission);
+    submission = d.prepare(source, p, plan_role::submission, settings_.frontends);
   } catch (const submission_error &e) {
     return refused(p, d, source, e.what());
   }

@@ -27,6 +27,7 @@ struct evaluation_settings {
   bool compile_only = false;
   std::string cache_dir;
   uint64_t max_source_bytes = 300000;
+  frontend_environment frontends; // the Python DSLs' interpreter, CUTLASS's headers
 };
 
 class evaluator {

@@ -40,6 +40,7 @@ session::session(session_config config) : config_(std::move(config)), suite_(sui
   settings.compile_only = compile_only_;
   settings.cache_dir = config_.cache_dir;
   settings.max_source_bytes = config_.budget_source_bytes;
+  settings.frontends.python = config_.python;
   evaluator_ = std::make_unique<evaluator>(*workers_, settings);
 
   std::vector<fingerprints> prints_a, prints_b;
@@ -81,7 +82,7 @@ session::~session() {
 }
 
 void session::resolve_dsls() {
-  // The default pair is the original benchmark's; until its frontends are registered, `cuda` twice.
+  // The default pair is the original benchmark's.
   std::string a = config_.dsl_a, b = config_.dsl_b;
   if (a.empty() && b.empty()) {
     bool original = find_dsl("cute-dsl") && find_dsl("tirx");

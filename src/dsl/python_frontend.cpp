@@ -1,0 +1,147 @@
+#include "dsl/python_frontend.hpp"
+
+#include <flatbuffers/idl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "core/embedded_files.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/json_writer.hpp"
+#include "core/process.hpp"
+
+namespace mkb {
+
+namespace {
+
+// A private folder for one run: the driver script, and the submission it writes next to it.
+class scratch_folder {
+public:
+  scratch_folder() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "mkb-frontend-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) fail(MKB_ERR_WORKER, "cannot create a folder for the DSL frontend");
+    path_ = pattern;
+  }
+  ~scratch_folder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path &path() const { return path_; }
+
+private:
+  std::filesystem::path path_;
+};
+
+void send_all(int socket, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::send(socket, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n <= 0) throw submission_error("the DSL frontend stopped reading its request");
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  ::shutdown(socket, SHUT_WR);
+}
+
+// Everything the child writes until it closes the socket, or nullopt when the deadline passes.
+std::optional<std::string> receive_all(int socket, std::chrono::steady_clock::time_point deadline) {
+  std::string data;
+  char buffer[1 << 16];
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return std::nullopt;
+    pollfd p{socket, POLLIN, 0};
+    int ready = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    if (ready <= 0) continue;
+    ssize_t n = ::recv(socket, buffer, sizeof buffer, 0);
+    if (n <= 0) return data;
+    data.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+std::vector<uint8_t> parse_answer(const std::string &json) {
+  const embedded_file *schema = find_embedded(embedded::resources(), "dsl/frontend.fbs");
+  if (!schema) fail(MKB_ERR_INTERNAL, "the frontend schema is not built in");
+  flatbuffers::IDLOptions options;
+  options.strict_json = true;
+  flatbuffers::Parser parser(options);
+  std::string schema_text(schema->data);
+  if (!parser.Parse(schema_text.c_str())) fail(MKB_ERR_INTERNAL, "frontend schema: {}", parser.error_);
+  if (!parser.Parse(json.c_str()))
+    throw submission_error(fmt::format("the DSL frontend's answer does not parse: {}", parser.error_));
+  const uint8_t *data = parser.builder_.GetBufferPointer();
+  std::vector<uint8_t> buffer(data, data + parser.builder_.GetSize());
+  flatbuffers::Verifier verifier(buffer.data(), buffer.size());
+  if (!frontend::VerifyResponseBuffer(verifier)) throw submission_error("the DSL frontend's answer fails verification");
+  return buffer;
+}
+
+} // namespace
+
+frontend_answer run_python_frontend(const frontend_environment &env, const std::string &request_json) {
+  const embedded_file *script = find_embedded(embedded::resources(), "dsl/frontends/mkb_frontend.py");
+  if (!script) fail(MKB_ERR_INTERNAL, "the DSL frontend script is not built in");
+  scratch_folder folder;
+  std::filesystem::path driver = folder.path() / "mkb_frontend.py";
+  write_file_atomic(driver, script->data, false);
+
+  child_process child;
+  try {
+    child = child_process::spawn(env.python, {driver.string()});
+  } catch (const error &e) {
+    throw submission_error(fmt::format("the Python interpreter '{}' cannot run: {}", env.python, e.what()));
+  }
+  auto deadline = std::chrono::steady_clock::now() + env.time_limit;
+  send_all(child.socket(), request_json);
+  std::optional<std::string> answer = receive_all(child.socket(), deadline);
+  if (!answer) {
+    child.kill();
+    throw submission_error(fmt::format("the DSL frontend took longer than {} s and was stopped", env.time_limit.count()));
+  }
+  std::optional<std::string> ended;
+  while (!(ended = child.try_reap()) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  if (!ended) child.kill();
+  if (answer->empty())
+    throw submission_error(fmt::format("the DSL frontend ({}) answered nothing: it {}", env.python,
+                                       ended.value_or("did not end")));
+  return {parse_answer(*answer)};
+}
+
+std::optional<std::string> cutlass_include_dir(const frontend_environment &env, std::string *why) {
+  auto holds_cute = [](const std::string &dir) {
+    std::error_code ec;
+    return std::filesystem::exists(std::filesystem::path(dir) / "cute" / "tensor.hpp", ec);
+  };
+  std::string from;
+  if (!env.cutlass_include.empty()) from = env.cutlass_include;
+  else if (auto dir = environment("MKB_CUTLASS_INCLUDE")) from = *dir;
+  if (!from.empty()) {
+    if (holds_cute(from)) return from;
+    if (why) *why = fmt::format("'{}' holds no cute/tensor.hpp", from);
+    return std::nullopt;
+  }
+  json_writer request;
+  request.begin_object().field("dsl", "cute").field("probe", true).end_object();
+  try {
+    frontend_answer answer = run_python_frontend(env, request.str());
+    const frontend::Response *r = answer.response();
+    if (r->error()) {
+      if (why) *why = r->error()->str();
+      return std::nullopt;
+    }
+    std::string dir = r->path() ? r->path()->str() : "";
+    if (holds_cute(dir)) return dir;
+    if (why) *why = fmt::format("the nvidia-cutlass package's folder '{}' holds no cute/tensor.hpp", dir);
+  } catch (const submission_error &e) {
+    if (why) *why = e.what();
+  }
+  return std::nullopt;
+}
+
+} // namespace mkb

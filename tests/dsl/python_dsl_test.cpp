@@ -1,0 +1,199 @@
+// The Python DSL frontends (src/dsl/python_dsl.cpp, python_frontend.cpp) through a real interpreter:
+// each DSL compiles a small submission for sm_90a without a GPU; bad submissions, a missing
+// interpreter and a frontend that never answers are refused with the reason. A DSL whose pinned
+// package is missing here is skipped with the reason (.ci/run installs them).
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "dsl/dsl.hpp"
+#include "dsl/python_frontend.hpp"
+#include "spec/file_source.hpp"
+#include "spec/problem.hpp"
+#include "support/temp_dir.hpp"
+
+namespace mkb {
+namespace {
+
+class PythonDsl : public ::testing::Test {
+protected:
+  void SetUp() override {
+    testing::write_problem(dir_, "test", "tiny", testing::tiny_spec());
+    problem_ = load_problem(directory_source(dir_.path()), "test/tiny");
+  }
+
+  const dsl &require(const char *name) {
+    const dsl *d = find_dsl(name);
+    if (!d) ADD_FAILURE() << name << " is not registered";
+    return *d;
+  }
+
+  // The message of the submission_error that preparing `source` fails with.
+  std::string refusal(const dsl &d, const std::string &source, const frontend_environment &env = {}) {
+    try {
+      d.prepare(source, problem_, plan_role::submission, env);
+    } catch (const submission_error &e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "prepared: " << source;
+    return {};
+  }
+
+  testing::temp_dir dir_;
+  problem problem_;
+};
+
+#define MKB_REQUIRE_USABLE(d)                                                                          \
+  do {                                                                                                 \
+    std::string why;                                                                                   \
+    if (!(d).usable(&why)) GTEST_SKIP() << (d).name() << " is not usable here: " << why;               \
+  } while (0)
+
+constexpr const char *triton_scale = R"(import triton
+import triton.language as tl
+
+@triton.jit
+def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr = 256):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+
+MKB_PLAN = """/* mkb:plan
+launch scale grid(ceil_div(n, 256)) block(128) args(x, y, i32(n))
+*/"""
+)";
+
+TEST_F(PythonDsl, TritonCompilesToLinkedPtxWithItsScratchParameters) {
+  const dsl &triton = require("triton");
+  MKB_REQUIRE_USABLE(triton);
+  prepared_submission s = triton.prepare(triton_scale, problem_, plan_role::submission);
+  ASSERT_EQ(s.module.ptx.size(), 1u);
+  EXPECT_NE(s.module.ptx[0].find(".target sm_90a"), std::string::npos);
+  ASSERT_EQ(s.plan.launches.size(), 1u);
+  const resolved_launch &l = s.plan.launches[0];
+  EXPECT_NE(s.module.ptx[0].find(".entry " + l.entry), std::string::npos) << l.entry;
+  EXPECT_EQ(l.block, (std::array<uint32_t, 3>{128, 1, 1}));
+  // x, y, n, then Triton's global and profile scratch pointers, passed as 0.
+  ASSERT_EQ(l.args.size(), 5u);
+  EXPECT_EQ(l.args[3].kind, arg_kind::u64);
+  EXPECT_EQ(l.args[4].integer, 0);
+}
+
+TEST_F(PythonDsl, TritonRefusesWhatItCannotCompile) {
+  const dsl &triton = require("triton");
+  MKB_REQUIRE_USABLE(triton);
+  std::string source = triton_scale;
+  EXPECT_NE(refusal(triton, std::string(source).replace(source.find("block(128)"), 10, "block(100)")).find("32 * num_warps"),
+            std::string::npos);
+  EXPECT_NE(refusal(triton, std::string(source).replace(source.find("launch scale"), 12, "launch scal")).find("defines no 'scal'"),
+            std::string::npos);
+  EXPECT_NE(refusal(triton, std::string(source).replace(source.find(", i32(n)"), 8, "")).find("the plan passes 2"), std::string::npos);
+  std::string broken = refusal(triton, std::string(source).replace(source.find("* 2.0"), 5, "* undefined_name"));
+  EXPECT_NE(broken.find("undefined_name"), std::string::npos) << broken;
+  EXPECT_NE(refusal(triton, "import triton\n").find("no launch plan"), std::string::npos);
+}
+
+TEST_F(PythonDsl, CuteDslCompilesOneEntryPerLaunch) {
+  const dsl &cute_dsl = require("cute-dsl");
+  MKB_REQUIRE_USABLE(cute_dsl);
+  const char *source = R"(import cutlass
+import cutlass.cute as cute
+
+@cute.kernel
+def scale(x: cute.Pointer, y: cute.Pointer, n: cutlass.Int32):
+    i = cute.arch.block_idx()[0] * 128 + cute.arch.thread_idx()[0]
+    gx = cute.make_tensor(x, cute.make_layout(1000))
+    gy = cute.make_tensor(y, cute.make_layout(1000))
+    if i < n:
+        gy[i] = gx[i] * cutlass.Float32(2.0)
+
+MKB_PLAN = """/* mkb:plan
+launch scale grid(8) block(128) args(x, y, i32(n))
+*/"""
+)";
+  prepared_submission s = cute_dsl.prepare(source, problem_, plan_role::submission);
+  ASSERT_EQ(s.module.ptx.size(), 1u);
+  const resolved_launch &l = s.plan.launches[0];
+  EXPECT_NE(s.module.ptx[0].find(".entry " + l.entry), std::string::npos) << l.entry;
+  EXPECT_EQ(l.args.size(), 3u); // no parameters added
+}
+
+TEST_F(PythonDsl, TirxHandsBackCudaSourceForNvrtc) {
+  const dsl &tirx = require("tirx");
+  MKB_REQUIRE_USABLE(tirx);
+  const char *source = R"(from tvm.script import tirx as T
+
+@T.prim_func
+def scale(x_ptr: T.handle, y_ptr: T.handle):
+    X = T.match_buffer(x_ptr, (1024,), "float32")
+    Y = T.match_buffer(y_ptr, (1024,), "float32")
+    T.device_entry()
+    bx = T.cta_id([4])
+    tx = T.thread_id([256])
+    Y[bx * 256 + tx] = X[bx * 256 + tx] * T.float32(2.0)
+
+MKB_PLAN = """/* mkb:plan
+launch scale grid(4) block(256) args(x, y)
+*/"""
+)";
+  prepared_submission s = tirx.prepare(source, problem_, plan_role::submission);
+  EXPECT_TRUE(s.module.ptx.empty());
+  EXPECT_NE(s.module.source.find("scale_kernel"), std::string::npos);
+  EXPECT_EQ(s.plan.launches[0].entry, "scale_kernel");
+}
+
+TEST_F(PythonDsl, TirxArgumentsFollowTheKernelsOwnParameterOrder) {
+  const dsl &tirx = require("tirx");
+  MKB_REQUIRE_USABLE(tirx);
+  // TVM orders a kernel's parameters by buffer name: Y is declared first but comes second.
+  const char *source = R"(from tvm.script import tirx as T
+
+@T.prim_func
+def scale(y_ptr: T.handle, x_ptr: T.handle, n: T.int32):
+    X = T.match_buffer(x_ptr, (1024,), "float32")
+    Y = T.match_buffer(y_ptr, (1024,), "float32")
+    T.device_entry()
+    bx = T.cta_id([4])
+    tx = T.thread_id([256])
+    if bx * 256 + tx < n:
+        Y[bx * 256 + tx] = X[bx * 256 + tx] * T.float32(2.0)
+
+MKB_PLAN = """/* mkb:plan
+launch scale grid(4) block(256) args(y, x, i32(n))
+*/"""
+)";
+  prepared_submission s = tirx.prepare(source, problem_, plan_role::submission);
+  const resolved_launch &l = s.plan.launches[0];
+  ASSERT_EQ(l.args.size(), 3u);
+  EXPECT_EQ(l.args[0].buffer, "x");
+  EXPECT_EQ(l.args[1].buffer, "y");
+  EXPECT_EQ(l.args[2].kind, arg_kind::i32);
+}
+
+TEST_F(PythonDsl, AMissingInterpreterOrPackageIsNamed) {
+  frontend_environment env;
+  env.python = "/nonexistent/python3";
+  for (const char *name : {"triton", "cute-dsl", "tirx"}) {
+    std::string why;
+    EXPECT_FALSE(require(name).usable(env, &why)) << name;
+    EXPECT_NE(why.find("/nonexistent/python3"), std::string::npos) << why;
+    EXPECT_NE(refusal(require(name), triton_scale, env).find("/nonexistent/python3"), std::string::npos);
+  }
+  env.python = "python3";
+  env.cutlass_include = dir_.path().string();
+  std::string why;
+  EXPECT_FALSE(require("cute").usable(env, &why));
+  EXPECT_NE(why.find("holds no cute/tensor.hpp"), std::string::npos) << why;
+}
+
+TEST_F(PythonDsl, AFrontendThatNeverAnswersIsStopped) {
+  const dsl &triton = require("triton");
+  frontend_environment env;
+  env.time_limit = std::chrono::seconds(2);
+  auto start = std::chrono::steady_clock::now();
+  std::string message = refusal(triton, std::string("import time\ntime.sleep(600)\n") + triton_scale, env);
+  EXPECT_NE(message.find("longer than 2 s"), std::string::npos) << message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+} // namespace
+} // namespace mkb
