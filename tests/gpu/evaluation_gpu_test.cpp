@@ -33,15 +33,23 @@ protected:
   }
   void SetUp() override { MKB_REQUIRE_GPU(); }
 
-  static evaluation_report evaluate(const std::string &problem_id, const std::string &source) {
+  static evaluation_report evaluate(const std::string &problem_id, const std::string &source,
+                                    const std::string &dsl_name = "cuda") {
     const problem *p = problems_->find(problem_id);
     EXPECT_NE(p, nullptr);
-    evaluation_report r = evaluator_->evaluate(*p, *find_dsl("cuda"), source);
-    std::printf("---- %s\n%s", problem_id.c_str(), r.message.c_str());
+    evaluation_report r = evaluator_->evaluate(*p, *find_dsl(dsl_name), source);
+    std::printf("---- %s in %s\n%s", problem_id.c_str(), dsl_name.c_str(), r.message.c_str());
     return r;
   }
-  static std::string hostile(const std::string &name) {
-    return read_file(testing::source_dir() + "/tests/gpu/hostile/" + name + ".cu");
+  static std::string hostile(const std::string &name, const std::string &dsl_name = "cuda") {
+    if (dsl_name == "cuda") return read_file(testing::source_dir() + "/tests/gpu/hostile/" + name + ".cu");
+    return read_file(testing::source_dir() + "/tests/gpu/hostile/" + dsl_name + "/" + name + ".py");
+  }
+  // Empty when `dsl_name`'s toolchain works here, else why not.
+  static std::string unusable(const std::string &dsl_name) {
+    std::string why;
+    const dsl *d = find_dsl(dsl_name);
+    return d && d->usable(&why) ? std::string() : dsl_name + " is not usable here: " + why;
   }
 
   static suite *problems_;
@@ -58,30 +66,37 @@ constexpr const char *routing = "topk_softmax_routing_mixtral_8x7b_bf16";
 
 TEST_F(EvaluationGpu, EverySolutionPassesAndBeatsItsBaseline) {
   for (const problem &p : problems_->problems()) {
-    const std::string *solution = p.solution_for("cuda");
-    ASSERT_NE(solution, nullptr) << p.id;
-    evaluation_report r = evaluate(p.id, *solution);
-    EXPECT_EQ(r.verdict, MKB_VERDICT_PASSED) << p.id << ": " << r.message;
-    EXPECT_GT(r.speedup, 1.0) << p.id;
-    EXPECT_EQ(r.result.submission_time.samples >= 50, true);
-    EXPECT_EQ(r.result.reverified.size(), 3u);
-    for (const wire::output_check &c : r.result.checks) EXPECT_TRUE(c.passed) << p.id << " " << c.name;
+    ASSERT_NE(p.solution_for("cuda"), nullptr) << p.id;
+    for (const auto &[dsl_name, solution] : p.solutions) {
+      if (std::string why = unusable(dsl_name); !why.empty()) {
+        std::printf("---- %s in %s: SKIPPED, %s\n", p.id.c_str(), dsl_name.c_str(), why.c_str());
+        continue;
+      }
+      evaluation_report r = evaluate(p.id, solution, dsl_name);
+      EXPECT_EQ(r.verdict, MKB_VERDICT_PASSED) << p.id << " in " << dsl_name << ": " << r.message;
+      EXPECT_GT(r.speedup, 1.0) << p.id << " in " << dsl_name;
+      EXPECT_EQ(r.result.submission_time.samples >= 50, true);
+      EXPECT_EQ(r.result.reverified.size(), 3u);
+      for (const wire::output_check &c : r.result.checks) EXPECT_TRUE(c.passed) << p.id << " " << c.name;
+    }
   }
 }
 
 struct hostile_case {
   const char *file;
   int verdict;
-  const char *detail; // a phrase the detail must contain
+  const char *detail;       // a phrase the detail must contain
+  const char *dsl = "cuda"; // tests/gpu/hostile/<dsl>/ for the other DSLs
 };
 
-void PrintTo(const hostile_case &c, std::ostream *out) { *out << c.file; }
+void PrintTo(const hostile_case &c, std::ostream *out) { *out << c.dsl << "/" << c.file; }
 
 class HostileGpu : public EvaluationGpu, public ::testing::WithParamInterface<hostile_case> {};
 
 TEST_P(HostileGpu, GetsItsVerdictAndTheNextEvaluationWorks) {
   const hostile_case &c = GetParam();
-  evaluation_report r = evaluate(rmsnorm, hostile(c.file));
+  if (std::string why = unusable(c.dsl); !why.empty()) GTEST_SKIP() << why;
+  evaluation_report r = evaluate(rmsnorm, hostile(c.file, c.dsl), c.dsl);
   EXPECT_EQ(r.verdict, c.verdict) << r.message;
   EXPECT_TRUE(r.counted);
   EXPECT_NE(r.detail.find(c.detail), std::string::npos) << r.detail;
@@ -104,6 +119,19 @@ INSTANTIATE_TEST_SUITE_P(
                       hostile_case{"copy_of_input", MKB_VERDICT_WRONG_ANSWER, "output 'y'"},
                       hostile_case{"cache_first_result", MKB_VERDICT_WRONG_ANSWER, "draw 1"},
                       hostile_case{"lazy_after_correctness", MKB_VERDICT_INCONSISTENT, "re-verified"}),
+    [](const ::testing::TestParamInfo<hostile_case> &info) { return std::string(info.param.file); });
+
+// The same attacks written in Triton (what a Python DSL allows: no state kept between runs, no
+// launch shape beyond what the compiler fixed).
+INSTANTIATE_TEST_SUITE_P(
+    RmsnormTriton, HostileGpu,
+    ::testing::Values(hostile_case{"wrong_values", MKB_VERDICT_WRONG_ANSWER, "output 'y'", "triton"},
+                      hostile_case{"nan", MKB_VERDICT_WRONG_ANSWER, "NaN", "triton"},
+                      hostile_case{"half_output", MKB_VERDICT_WRONG_ANSWER, "was it written", "triton"},
+                      hostile_case{"past_end", MKB_VERDICT_OUT_OF_BOUNDS, "after 'y'", "triton"},
+                      hostile_case{"modify_input", MKB_VERDICT_INPUT_MODIFIED, "input 'x'", "triton"},
+                      hostile_case{"illegal_address", MKB_VERDICT_FAULT, "ILLEGAL_ADDRESS", "triton"},
+                      hostile_case{"endless_loop", MKB_VERDICT_TIMEOUT, "did not finish", "triton"}),
     [](const ::testing::TestParamInfo<hostile_case> &info) { return std::string(info.param.file); });
 
 TEST_F(EvaluationGpu, TiesMustBreakTowardTheLowerExpert) {

@@ -74,17 +74,26 @@ layernorm_rows(const __nv_bfloat16 *__restrict__ x, const __nv_bfloat16 *__restr
 
 // ---- A Hopper (sm_90a) bf16 GEMM: C[M, N] = A[M, K] * B[N, K]^T, fp32 accumulation -----------------
 // Both operands are K-major (A row-major activations, B an nn.Linear weight [out, in]), as wgmma wants.
-// A CTA of two warpgroups (256 threads) computes a 128 x 256 tile; warpgroup w owns rows 64w..64w+63
-// and issues m64n256k16 wgmmas (128 fp32 accumulators per thread). K advances in 64-element steps
-// (128 bytes = one 128B-swizzle row) through a 4-slot shared-memory ring filled with cp.async (every
-// thread loads; no TMA, since a submission cannot build tensor maps on the host). Loads run two steps
-// ahead; one wgmma group stays in flight while the next step's loads are issued.
+// Persistent and warp-specialized: 384 threads = warpgroup 0 (producer) + warpgroups 1, 2 (consumers).
+// A CTA loops over 128 x 256 output tiles (tile t = blockIdx.x, + gridDim.x, ...). K advances in 64-element
+// steps (128 bytes = one 128B-swizzle row) through a 4-slot shared-memory ring:
+//   producer: waits for slot s to be empty, issues its cp.async chunks of the step and binds them to
+//             full[s] with cp.async.mbarrier.arrive.noinc (full[s] expects 128 such arrivals), so the phase
+//             completes when every chunk has landed; no thread ever blocks on its own copies;
+//   consumer warpgroup c (rows 64c..64c+63 of the tile): waits for full[s], issues 4 m64n256k16 wgmmas,
+//             keeps one wgmma group in flight, and arrives on empty[] of the previous step once that
+//             group has completed (empty[s] expects 256 arrivals: every consumer thread).
+// A global step counter runs across tiles, so the ring (and its phases) continue from tile to tile and
+// the producer fills the next tile's first slots while the consumers run the epilogue.
+// No TMA, since a submission cannot build tensor maps on the host.
 // Shapes: N % 256 == 0 and K % 64 == 0 are required (checked by the caller's shapes below); M is
 // arbitrary (rows past M are zero-filled on load and skipped on store).
-constexpr int kBM = 128, kBN = 256, kBK = 64, kStages = 4, kGemmThreads = 256;
+constexpr int kBM = 128, kBN = 256, kBK = 64, kStages = 4;
+constexpr int kGemmThreads = 384;                           // producer warpgroup + 2 consumer warpgroups
 constexpr int kTileABytes = kBM * kBK * 2;                  // 16 KiB
 constexpr int kTileBBytes = kBN * kBK * 2;                  // 32 KiB
 constexpr int kStageBytes = kTileABytes + kTileBBytes;      // 48 KiB
+constexpr int kGroupM = 8;                                  // rasterization: 8 row tiles per group
 static_assert(kStages * kStageBytes + 1024 == 4 * 49152 + 1024, "the plans' shared(): the ring plus 1024 bytes of alignment slack");
 
 __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
@@ -92,8 +101,6 @@ __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)_
 __device__ __forceinline__ void cp_async_16(unsigned dst, const void *src, bool valid) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0) : "memory");
 }
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
@@ -103,6 +110,36 @@ __device__ __forceinline__ void fence_accumulators(float *d) {
 #pragma unroll
   for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
+
+// mbarriers (shared::cta, 8 bytes each)
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Waits until the phase with the given parity (0 for the barrier's first phase, 1 for its second, ...)
+// has completed.
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+  unsigned done;
+  do {
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n"
+                 "}\n"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+  } while (!done);
+}
+// An arrive-on of `bar` that fires once all of this thread's earlier cp.async copies have completed; the
+// barrier's expected count already includes it (.noinc).
+__device__ __forceinline__ void cp_async_arrive_noinc(unsigned bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+template <int kRegs> __device__ __forceinline__ void setmaxnreg_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs)); }
+template <int kRegs> __device__ __forceinline__ void setmaxnreg_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs)); }
 
 // Shared-memory matrix descriptor for a K-major tile stored as rows of 128 bytes with the 128-byte
 // swizzle (16-byte chunk c of row r sits at chunk c ^ (r % 8)); 8-row groups are 1024 bytes apart.
@@ -129,104 +166,138 @@ __device__ __forceinline__ void wgmma_m64n256k16(float *d, unsigned long long de
       : "l"(desc_a), "l"(desc_b), "r"(1));
 }
 
-// Loads the 64-wide K slice `kt` of the A rows [m0, m0 + 128) and B rows [n0, n0 + 256) into a slot.
-__device__ __forceinline__ void gemm_load_stage(unsigned slot, const __nv_bfloat16 *__restrict__ A,
-                                                const __nv_bfloat16 *__restrict__ B, int M, int N, int K,
-                                                int m0, int n0, int kt) {
-  const int tid = threadIdx.x;
-  const long long k0 = (long long)kt * kBK;
-#pragma unroll
-  for (int i = 0; i < (kBM * 8) / kGemmThreads; ++i) { // 4 chunks of 16 bytes per thread
-    const int q = tid + i * kGemmThreads, row = q >> 3, chunk = q & 7;
-    const bool valid = m0 + row < M;
-    const __nv_bfloat16 *src = valid ? A + (long long)(m0 + row) * K + k0 + chunk * 8 : A;
-    cp_async_16(slot + row * 128 + ((chunk ^ (row & 7)) << 4), src, valid);
-  }
-  const unsigned slot_b = slot + kTileABytes;
-#pragma unroll
-  for (int i = 0; i < (kBN * 8) / kGemmThreads; ++i) { // 8 chunks of 16 bytes per thread
-    const int q = tid + i * kGemmThreads, row = q >> 3, chunk = q & 7;
-    const bool valid = n0 + row < N;
-    const __nv_bfloat16 *src = valid ? B + (long long)(n0 + row) * K + k0 + chunk * 8 : B;
-    cp_async_16(slot_b + row * 128 + ((chunk ^ (row & 7)) << 4), src, valid);
-  }
-}
-
-// Runs the main loop of one 128 x 256 tile; acc receives this thread's 128 fp32 results.
-__device__ __forceinline__ void gemm_mainloop(float *acc, const __nv_bfloat16 *__restrict__ A,
-                                              const __nv_bfloat16 *__restrict__ B, int M, int N, int K,
-                                              int m0, int n0, unsigned ring) {
-  const int warpgroup = threadIdx.x / 128;
-  const int KT = K / kBK;
-#pragma unroll
-  for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
-
-#pragma unroll
-  for (int s = 0; s < kStages - 2; ++s) {
-    if (s < KT) gemm_load_stage(ring + s * kStageBytes, A, B, M, N, K, m0, n0, s);
-    cp_async_commit();
-  }
-  for (int kt = 0; kt < KT; ++kt) {
-    cp_async_wait<kStages - 3>(); // this thread's chunks of step kt have landed
-    fence_proxy_async();          // make them visible to the async proxy (wgmma)
-    __syncthreads();              // everyone's chunks landed; wgmma of step kt-2 finished in both warpgroups
-    const int next = kt + kStages - 2;
-    if (next < KT) gemm_load_stage(ring + (next % kStages) * kStageBytes, A, B, M, N, K, m0, n0, next);
-    cp_async_commit();
-
-    const unsigned slot = ring + (kt % kStages) * kStageBytes;
-    const unsigned a_base = slot + warpgroup * 64 * 128; // this warpgroup's 64 rows (8 KiB, 1024-aligned)
-    const unsigned b_base = slot + kTileABytes;
-    fence_accumulators(acc);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk) // 16 elements = 32 bytes along the swizzled row
-      wgmma_m64n256k16(acc, smem_desc(a_base + kk * 32), smem_desc(b_base + kk * 32));
-    wgmma_commit();
-    wgmma_wait<1>(); // step kt-1 is complete; step kt may still run
-    fence_accumulators(acc);
-  }
-  wgmma_wait<0>();
-  fence_accumulators(acc);
+// Tile t -> (row tile, column tile): groups of kGroupM row tiles, row tile fastest inside a group, so the
+// CTAs working at the same time share a few A row blocks and a few B column blocks in L2.
+__device__ __forceinline__ void tile_coords(int t, int mt, int nt, int &m_tile, int &n_tile) {
+  const int group = t / (kGroupM * nt);
+  const int first_m = group * kGroupM;
+  const int group_m = min(mt - first_m, kGroupM);
+  const int local = t - group * (kGroupM * nt);
+  m_tile = first_m + local % group_m;
+  n_tile = local / group_m;
 }
 
 // Accumulator layout of m64nNk16 (per warp w of the warpgroup): for column block j (8 columns),
 // acc[4j + 0, 1] sit at row 16w + lane/4, columns 8j + 2(lane%4) + {0, 1}; acc[4j + 2, 3] at row + 8.
 template <int kEpilogue> // 0: store, 1: + bias, 2: gelu(bf16(+ bias))
-__device__ __forceinline__ void gemm_tile(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B,
-                                          const __nv_bfloat16 *__restrict__ bias, __nv_bfloat16 *__restrict__ C,
-                                          int M, int N, int K) {
+__device__ __forceinline__ void gemm_persistent(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B,
+                                                const __nv_bfloat16 *__restrict__ bias, __nv_bfloat16 *__restrict__ C,
+                                                int M, int N, int K) {
   extern __shared__ unsigned char gemm_smem[];
+  __shared__ alignas(8) unsigned long long bars[2 * kStages]; // full[0..3], empty[0..3]
   const unsigned ring = (smem_u32(gemm_smem) + 1023u) & ~1023u;
-  const int n0 = blockIdx.x * kBN, m0 = blockIdx.y * kBM;
-  float acc[128];
-  gemm_mainloop(acc, A, B, M, N, K, m0, n0, ring);
-
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int row0 = m0 + (warp / 4) * 64 + (warp % 4) * 16 + lane / 4;
-#pragma unroll
-  for (int j = 0; j < 32; ++j) {
-    const int col = n0 + j * 8 + (lane % 4) * 2;
-    float b0 = 0.0f, b1 = 0.0f;
-    if (kEpilogue >= 1) {
-      b0 = __bfloat162float(bias[col]);
-      b1 = __bfloat162float(bias[col + 1]);
+  const unsigned full0 = smem_u32(&bars[0]), empty0 = smem_u32(&bars[kStages]);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(full0 + 8 * s, 128);  // one cp.async-tracked arrival per producer thread
+      mbar_init(empty0 + 8 * s, 256); // one arrival per consumer thread
     }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  const int mt = (M + kBM - 1) / kBM, nt = N / kBN, tiles = mt * nt;
+  const int KT = K / kBK;
+  const int warpgroup = threadIdx.x / 128;
+
+  if (warpgroup == 0) {
+    // ---- producer ----
+    setmaxnreg_dec<40>();
+    const int tid = threadIdx.x;        // 0..127
+    const int r = tid >> 3, chunk = tid & 7; // rows r + 16 i, 16-byte chunk `chunk` of each 128-byte row
+    const unsigned swz = (unsigned)((chunk ^ (r & 7)) << 4); // (r + 16 i) & 7 == r & 7
+    unsigned it = 0;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      int m_tile, n_tile;
+      tile_coords(t, mt, nt, m_tile, n_tile);
+      const int m0 = m_tile * kBM, n0 = n_tile * kBN;
+      const __nv_bfloat16 *a_src[kBM / 16];
+      bool a_ok[kBM / 16];
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = row0 + half * 8;
-      float v0 = acc[4 * j + 2 * half] + b0, v1 = acc[4 * j + 2 * half + 1] + b1;
-      __nv_bfloat162 out;
-      if (kEpilogue == 2) {
-        // The linear's output is rounded to bf16 first, then GELU (erf form) runs in fp32 on it.
-        v0 = __bfloat162float(__float2bfloat16_rn(v0));
-        v1 = __bfloat162float(__float2bfloat16_rn(v1));
-        v0 = 0.5f * v0 * (1.0f + erff(v0 * 0.70710678118654752f));
-        v1 = 0.5f * v1 * (1.0f + erff(v1 * 0.70710678118654752f));
+      for (int i = 0; i < kBM / 16; ++i) {
+        a_ok[i] = m0 + r + 16 * i < M;
+        a_src[i] = a_ok[i] ? A + (long long)(m0 + r + 16 * i) * K + chunk * 8 : A;
       }
-      out.x = __float2bfloat16_rn(v0);
-      out.y = __float2bfloat16_rn(v1);
-      if (row < M) *reinterpret_cast<__nv_bfloat162 *>(C + (long long)row * N + col) = out;
+      const __nv_bfloat16 *b_src = B + (long long)(n0 + r) * K + chunk * 8;
+      for (int kt = 0; kt < KT; ++kt, ++it) {
+        const unsigned s = it % kStages;
+        if (it >= (unsigned)kStages) mbar_wait(empty0 + 8 * s, ((it / kStages) - 1) & 1);
+        const unsigned slot = ring + s * kStageBytes;
+        const int k0 = kt * kBK;
+#pragma unroll
+        for (int i = 0; i < kBM / 16; ++i) // 8 chunks of 16 bytes per thread
+          cp_async_16(slot + (r + 16 * i) * 128 + swz, a_ok[i] ? a_src[i] + k0 : A, a_ok[i]);
+        const unsigned slot_b = slot + kTileABytes;
+#pragma unroll
+        for (int i = 0; i < kBN / 16; ++i) // 16 chunks of 16 bytes per thread (N % 256 == 0: all valid)
+          cp_async_16(slot_b + (r + 16 * i) * 128 + swz, b_src + (long long)(16 * i) * K + k0, true);
+        cp_async_arrive_noinc(full0 + 8 * s);
+      }
+    }
+    // Drain this thread's last copies before it exits (their full[] arrivals still fire).
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+  } else {
+    // ---- consumers ----
+    setmaxnreg_inc<232>();
+    const int c = warpgroup - 1;                   // 0 or 1: rows 64c .. 64c + 63 of the tile
+    const int ct = threadIdx.x - 128;              // 0..255
+    const int warp = ct / 32, lane = ct % 32;      // warp 0..7 (warp / 4 == c)
+    float acc[128];
+    unsigned it = 0;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      int m_tile, n_tile;
+      tile_coords(t, mt, nt, m_tile, n_tile);
+      const int m0 = m_tile * kBM, n0 = n_tile * kBN;
+#pragma unroll
+      for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
+      for (int kt = 0; kt < KT; ++kt, ++it) {
+        const unsigned s = it % kStages;
+        mbar_wait(full0 + 8 * s, (it / kStages) & 1); // every chunk of step `it` has landed
+        fence_proxy_async();                          // the cp.async (generic proxy) data, seen by wgmma
+        const unsigned slot = ring + s * kStageBytes;
+        const unsigned a_base = slot + c * 64 * 128;  // this warpgroup's 64 rows (8 KiB, 1024-aligned)
+        const unsigned b_base = slot + kTileABytes;
+        fence_accumulators(acc);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kBK / 16; ++kk) // 16 elements = 32 bytes along the swizzled row
+          wgmma_m64n256k16(acc, smem_desc(a_base + kk * 32), smem_desc(b_base + kk * 32));
+        wgmma_commit();
+        wgmma_wait<1>(); // step it-1 is complete; step it may still run
+        fence_accumulators(acc);
+        if (kt > 0) mbar_arrive(empty0 + 8 * ((it - 1) % kStages)); // its slot may be refilled
+      }
+      wgmma_wait<0>();
+      fence_accumulators(acc);
+      mbar_arrive(empty0 + 8 * ((it - 1) % kStages)); // the tile's last slot
+
+      const int row0 = m0 + warp * 16 + lane / 4; // warp / 4 == c: rows 64c + 16 (warp % 4) + lane / 4
+#pragma unroll
+      for (int j = 0; j < 32; ++j) {
+        const int col = n0 + j * 8 + (lane % 4) * 2;
+        float b0 = 0.0f, b1 = 0.0f;
+        if (kEpilogue >= 1) {
+          const __nv_bfloat162 bb = *reinterpret_cast<const __nv_bfloat162 *>(bias + col);
+          b0 = __bfloat162float(bb.x);
+          b1 = __bfloat162float(bb.y);
+        }
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int row = row0 + half * 8;
+          float v0 = acc[4 * j + 2 * half] + b0, v1 = acc[4 * j + 2 * half + 1] + b1;
+          __nv_bfloat162 out;
+          if (kEpilogue == 2) {
+            // The linear's output is rounded to bf16 first, then GELU (erf form) runs in fp32 on it.
+            v0 = __bfloat162float(__float2bfloat16_rn(v0));
+            v1 = __bfloat162float(__float2bfloat16_rn(v1));
+            v0 = 0.5f * v0 * (1.0f + erff(v0 * 0.70710678118654752f));
+            v1 = 0.5f * v1 * (1.0f + erff(v1 * 0.70710678118654752f));
+          }
+          out.x = __float2bfloat16_rn(v0);
+          out.y = __float2bfloat16_rn(v1);
+          if (row < M) *reinterpret_cast<__nv_bfloat162 *>(C + (long long)row * N + col) = out;
+        }
+      }
     }
   }
 }
@@ -234,22 +305,24 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16 *__restrict__ A, c
 extern "C" __global__ void __launch_bounds__(kGemmThreads, 1)
 fc1_gelu(const __nv_bfloat16 *__restrict__ xn, const __nv_bfloat16 *__restrict__ w1,
          const __nv_bfloat16 *__restrict__ b1, __nv_bfloat16 *__restrict__ g, int M, int N, int K) {
-  gemm_tile<2>(xn, w1, b1, g, M, N, K);
+  gemm_persistent<2>(xn, w1, b1, g, M, N, K);
 }
 
 extern "C" __global__ void __launch_bounds__(kGemmThreads, 1)
 fc2_bias(const __nv_bfloat16 *__restrict__ g, const __nv_bfloat16 *__restrict__ w2,
          const __nv_bfloat16 *__restrict__ b2, __nv_bfloat16 *__restrict__ out, int M, int N, int K) {
-  gemm_tile<1>(g, w2, b2, out, M, N, K);
+  gemm_persistent<1>(g, w2, b2, out, M, N, K);
 }
 
+// The GEMM grids are 132 persistent CTAs (the H100/H200 SM count; one 195 KiB CTA fits per SM): fc1 has
+// 49 x 18 = 882 tiles, fc2 49 x 8 = 392. Fewer SMs would only queue the extra CTAs.
 /* mkb:plan
 scratch xn bf16[merged * merged_hidden]
 scratch g bf16[merged * merged_hidden]
 launch layernorm_rows grid(ceil_div(merged * 4, 8)) block(256)
   args(x, ln_weight, ln_bias, xn, i32(merged * 4), f32(eps))
-launch fc1_gelu grid(merged_hidden / 256, ceil_div(merged, 128)) block(256) shared(4 * 49152 + 1024)
+launch fc1_gelu grid(min(132, ceil_div(merged, 128) * (merged_hidden / 256))) block(384) shared(4 * 49152 + 1024)
   args(xn, fc1_weight, fc1_bias, g, i32(merged), i32(merged_hidden), i32(merged_hidden))
-launch fc2_bias grid(out_hidden / 256, ceil_div(merged, 128)) block(256) shared(4 * 49152 + 1024)
+launch fc2_bias grid(min(132, ceil_div(merged, 128) * (out_hidden / 256))) block(384) shared(4 * 49152 + 1024)
   args(g, fc2_weight, fc2_bias, out, i32(merged), i32(out_hidden), i32(merged_hidden))
 */
