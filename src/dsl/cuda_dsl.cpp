@@ -44,12 +44,14 @@ public:
                               const frontend_environment &env) const override {
     prepared_submission out;
     try {
-      launch_plan plan = parse_launch_plan(source);
-      std::string file = role == plan_role::submission ? "submission.cu" : std::string(plan_role_name(role)) + ".cu";
-      out = {{file, std::string(source), {}, {}}, resolve_launch_plan(plan, p, role)};
+      // Resolved before anything else is built: GCC 12 destroys the parts of a brace-initialized
+      // aggregate twice when a later part throws.
+      out.plan = resolve_launch_plan(parse_launch_plan(source), p, role);
     } catch (const plan_error &e) {
       throw submission_error(fmt::format("launch plan, line {}: {}", e.line(), e.what()));
     }
+    out.module.name = role == plan_role::submission ? "submission.cu" : std::string(plan_role_name(role)) + ".cu";
+    out.module.source = std::string(source);
     if (with_cutlass_) {
       std::string why;
       auto dir = cutlass_include_dir(env, &why);
