@@ -11,6 +11,7 @@ compile-only and this says what it could not do.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -22,10 +23,27 @@ os.environ.setdefault("MKB_LIB_PATH", str(ROOT / "build" / "lib"))
 import mkb  # noqa: E402
 
 
+# The original benchmark's pair, the library's default.
+DEFAULT_PAIR = ("cute-dsl", "tirx")
+
+
+def stored_solutions(problem_folder: Path) -> dict[str, Path]:
+    """DSL name -> the stored solution's file, as the problem's spec lists them."""
+    spec = json.loads((problem_folder / "spec.json").read_text())
+    return {s["dsl"]: problem_folder / s["file"] for s in spec.get("solutions", [])}
+
+
 def stored_solution(task: mkb.Task) -> str | None:
-    folder = ROOT / "problems" / task.family / task.problem / "solutions"
-    found = sorted(folder.glob(f"{task.dsl}.*"))
-    return found[0].read_text() if found else None
+    found = stored_solutions(ROOT / "problems" / task.family / task.problem).get(task.dsl)
+    return found.read_text() if found else None
+
+
+def replayable(dsls: tuple[str, str]) -> tuple[list[str], list[str]]:
+    """The suite's problems with a stored solution in both DSLs, and the others."""
+    have, lack = [], []
+    for spec in sorted((ROOT / "problems").glob("*/*/spec.json")):
+        (have if set(dsls) <= set(stored_solutions(spec.parent)) else lack).append(spec.parent.name)
+    return have, lack
 
 
 def describe(report: mkb.Report) -> str:
@@ -74,7 +92,14 @@ def main() -> int:
     if args.fresh and os.path.exists(args.ledger):
         os.remove(args.ledger)
     print(f"libmkb {mkb.version()}: replaying stored solutions; ledger {args.ledger}")
-    with mkb.Session(ledger_path=args.ledger, model=args.model, problems=args.problems, dsl_a=args.dsl_a,
+    problems = args.problems
+    if problems is None:
+        pair = (args.dsl_a, args.dsl_b) if args.dsl_a and args.dsl_b else DEFAULT_PAIR
+        have, lack = replayable(pair)
+        problems = ",".join(have)
+        print(f"{len(have)} problems have stored solutions in both {pair[0]} and {pair[1]}; "
+              f"{len(lack)} have none yet in one of them and are left out")
+    with mkb.Session(ledger_path=args.ledger, model=args.model, problems=problems, dsl_a=args.dsl_a,
                      dsl_b=args.dsl_b, worker_path=args.worker) as session:
         compile_only = False
         for task in session.tasks(wait_ms=500):
