@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include "core/embedded_files.hpp"
@@ -18,6 +20,9 @@
 #include "core/process.hpp"
 
 namespace mkb {
+
+// The folder itself, without the memory of earlier answers.
+static std::optional<std::string> find_cutlass_include(const frontend_environment &env, std::string *why);
 
 namespace {
 
@@ -114,6 +119,26 @@ frontend_answer run_python_frontend(const frontend_environment &env, const std::
 }
 
 std::optional<std::string> cutlass_include_dir(const frontend_environment &env, std::string *why) {
+  // Asking the interpreter costs a process start: remember each answer.
+  static std::mutex mutex;
+  static std::map<std::string, std::pair<std::optional<std::string>, std::string>> known;
+  std::string key = env.python + '\n' + env.cutlass_include;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = known.find(key); it != known.end()) {
+      if (why) *why = it->second.second;
+      return it->second.first;
+    }
+  }
+  std::string reason;
+  std::optional<std::string> found = find_cutlass_include(env, &reason);
+  std::lock_guard lock(mutex);
+  known.emplace(key, std::pair{found, reason});
+  if (why) *why = reason;
+  return found;
+}
+
+static std::optional<std::string> find_cutlass_include(const frontend_environment &env, std::string *why) {
   auto holds_cute = [](const std::string &dir) {
     std::error_code ec;
     return std::filesystem::exists(std::filesystem::path(dir) / "cute" / "tensor.hpp", ec);

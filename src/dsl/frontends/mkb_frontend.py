@@ -242,6 +242,10 @@ def answer(request):
 
 def main():
     os.chdir(os.path.dirname(os.path.abspath(__file__)))  # the run's private folder
+    # Native parts of the DSLs print to the process's own descriptors: keep that off the library's.
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
     channel = socket.socket(fileno=3)
     data = b""
     while chunk := channel.recv(1 << 20):
