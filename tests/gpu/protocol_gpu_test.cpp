@@ -31,6 +31,7 @@ TEST(ProtocolGpu, FourArmsOverTwoProblems) {
   c.gpus = std::vector<int>{0};
   c.cache_dir = default_cache_dir().string();
   c.dsl_a = c.dsl_b = "cuda";
+  c.problem_patterns = {"fused_add_rmsnorm_h4096_llama31_8b_bf16", "topk_softmax_routing_mixtral_8x7b_bf16"};
   c.model = "scripted-h200";
   c.ledger_path = (dir.path() / "run.ledger").string();
   session s(c);

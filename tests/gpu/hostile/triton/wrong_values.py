@@ -1,4 +1,4 @@
-"""HOSTILE SUBMISSION (triton) for fused_add_rmsnorm_h4096_llama31_8b_bf16: every output is 1% too large
+"""HOSTILE SUBMISSION (triton) for fused_add_rmsnorm_h4096_llama31_8b_bf16: forgets the weight multiply (weights are N(1, 0.05), so outputs drift by up to ~20%)
 Expected verdict: wrong_answer."""
 import triton
 import triton.language as tl
@@ -17,7 +17,7 @@ def fused_add_rmsnorm(x_ptr, residual_ptr, weight_ptr, y_ptr, eps, tokens, HIDDE
     n = (h * inv).to(tl.bfloat16)
     weight = tl.load(weight_ptr + columns).to(tl.float32)
     y = (n.to(tl.float32) * weight).to(tl.bfloat16)
-    tl.store(y_ptr + row + columns, (y.to(tl.float32) * 1.01).to(tl.bfloat16))
+    tl.store(y_ptr + row + columns, n)
 
 MKB_PLAN = """/* mkb:plan
 launch fused_add_rmsnorm grid(tokens) block(512) args(x, residual, weight, y, f32(eps), i32(tokens))
