@@ -61,5 +61,46 @@ TEST(ProtocolGpu, FourArmsOverTwoProblems) {
   }
 }
 
+// The original benchmark's pair, the default, on real evaluations: each arm submits the stored
+// solution in its DSL.
+TEST(ProtocolGpu, FourArmsWithTheOriginalPair) {
+  MKB_REQUIRE_GPU();
+  for (const char *name : {"cute-dsl", "tirx"}) {
+    std::string why;
+    if (!find_dsl(name)->usable(&why)) GTEST_SKIP() << name << " is not usable here: " << why;
+  }
+  testing::temp_dir dir;
+  session_config c;
+  c.worker_path = testing::real_worker();
+  c.gpus = std::vector<int>{0};
+  c.cache_dir = default_cache_dir().string();
+  c.problem_patterns = {"fused_add_rmsnorm_h4096_llama31_8b_bf16", "topk_softmax_routing_mixtral_8x7b_bf16"};
+  c.model = "scripted-h200";
+  c.ledger_path = (dir.path() / "run.ledger").string();
+  session s(c); // the default pair
+  EXPECT_EQ(s.dsl_a(), "cute-dsl");
+  EXPECT_EQ(s.dsl_b(), "tirx");
+  int finished = 0;
+  for (;;) {
+    bool done = false;
+    auto tasks = s.next_tasks(std::chrono::milliseconds(100), 4, &done);
+    if (done) break;
+    for (auto &t : tasks) {
+      const std::string *source = t->target().solution_for(t->key().dsl);
+      ASSERT_NE(source, nullptr) << t->id();
+      evaluation_report r = t->submit(*source);
+      std::printf("%s: %s", t->id().c_str(), r.message.c_str());
+      EXPECT_EQ(r.verdict, MKB_VERDICT_PASSED) << t->id();
+      if (t->key().arm <= MKB_ARM_SOLO_B) t->submit_skill("Fuse everything into one pass; rows fit in registers.");
+      t->finalize("agent");
+      ++finished;
+    }
+  }
+  EXPECT_EQ(finished, 8);
+  std::string table = s.score(true);
+  std::printf("%s", table.c_str());
+  EXPECT_NE(table.find("A to B (cute-dsl -> tirx): 2 paired comparisons"), std::string::npos) << table;
+}
+
 } // namespace
 } // namespace mkb
