@@ -42,7 +42,8 @@ protected:
     return r;
   }
   static std::string hostile(const std::string &name, const std::string &dsl_name = "cuda") {
-    if (dsl_name == "cuda") return read_file(testing::source_dir() + "/tests/gpu/hostile/" + name + ".cu");
+    // `cute` is `cuda` with CUTLASS on the include path: the same files attack it.
+    if (dsl_name == "cuda" || dsl_name == "cute") return read_file(testing::source_dir() + "/tests/gpu/hostile/" + name + ".cu");
     return read_file(testing::source_dir() + "/tests/gpu/hostile/" + dsl_name + "/" + name + ".py");
   }
   // Empty when `dsl_name`'s toolchain works here, else why not.
@@ -119,6 +120,16 @@ INSTANTIATE_TEST_SUITE_P(
                       hostile_case{"copy_of_input", MKB_VERDICT_WRONG_ANSWER, "output 'y'"},
                       hostile_case{"cache_first_result", MKB_VERDICT_WRONG_ANSWER, "draw 1"},
                       hostile_case{"lazy_after_correctness", MKB_VERDICT_INCONSISTENT, "re-verified"}),
+    [](const ::testing::TestParamInfo<hostile_case> &info) { return std::string(info.param.file); });
+
+INSTANTIATE_TEST_SUITE_P(
+    RmsnormCute, HostileGpu,
+    ::testing::Values(hostile_case{"wrong_values", MKB_VERDICT_WRONG_ANSWER, "output 'y'", "cute"},
+                      hostile_case{"past_end", MKB_VERDICT_OUT_OF_BOUNDS, "after 'y'", "cute"},
+                      hostile_case{"modify_input", MKB_VERDICT_INPUT_MODIFIED, "input 'x'", "cute"},
+                      hostile_case{"illegal_address", MKB_VERDICT_FAULT, "ILLEGAL_ADDRESS", "cute"},
+                      hostile_case{"cache_first_result", MKB_VERDICT_WRONG_ANSWER, "draw 1", "cute"},
+                      hostile_case{"lazy_after_correctness", MKB_VERDICT_INCONSISTENT, "re-verified", "cute"}),
     [](const ::testing::TestParamInfo<hostile_case> &info) { return std::string(info.param.file); });
 
 // The same attacks written in Triton (what a Python DSL allows: no state kept between runs, no
