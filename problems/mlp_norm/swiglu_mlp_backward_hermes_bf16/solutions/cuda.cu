@@ -1,8 +1,15 @@
 // SwiGLU MLP backward (Llama 3.1 8B shapes, 4096 tokens) with Hopper wgmma GEMMs and fused epilogues.
 //
 // Every product runs in one GEMM kernel template: C[M, N] = A[M, K] . B[N, K]^T, bf16 operands, fp32
-// accumulation, 128 x 256 x 64 tiles, a 4-stage cp.async pipeline into 128-byte-swizzled shared tiles,
-// two consumer warpgroups each issuing wgmma.m64n256k16 (one wgmma group kept in flight).
+// accumulation, 128 x 256 x 64 tiles in a 4-slot ring of 128-byte-swizzled shared tiles.
+// Persistent and warp-specialized: 384 threads = warpgroup 0 (producer) + warpgroups 1, 2 (consumers).
+// A CTA loops over output tiles t = blockIdx.x, + gridDim.x, ... (grouped order: 8 M tiles, M fastest):
+//   producer: waits for slot s to be empty, issues its cp.async chunks of the K step and binds them to
+//             full[s] with cp.async.mbarrier.arrive.noinc (full[s] expects 128 such arrivals);
+//   consumer warpgroup c (rows 64c..64c+63 of the tile): waits for full[s], issues 4 m64n256k16 wgmmas,
+//             keeps one wgmma group in flight and arrives on empty[] of the previous step once that group
+//             has completed (empty[s] expects 256 arrivals). The step counter runs across tiles, so the
+//             producer fills the next tile's slots while the consumers run the epilogue.
 // Each operand is read straight from its row-major tensor, either K-major (K contiguous: the tile is
 // stored as rows of 64 K values, 128 bytes) or MN-major (M or N contiguous: the tile is stored as
 // 64-wide MN blocks of 64 K rows of 128 bytes, LBO = 8192 between MN blocks, SBO = 1024 between 8-row
@@ -13,34 +20,63 @@
 //      dg = silu'(g) da; writes h [T, I] and dgu [T, 2I] = (dg | du)
 //   3. dw_down = bf16(dy^T . h)                      A[m=h, k=t] = dy (M-major), B[n=i, k=t] = h (N-major)
 //   4. [dw_gate; dw_up] = bf16(dgu^T . x)            A[m=j, k=t] = dgu (M-major), B[n=h, k=t] = x (N-major)
-//      tiles rasterized N-fastest so that a wave shares its A tiles (x, 32 MB, stays in L2)
 //   5. dx = bf16([dg | du] . [w_gate; w_up])         A = dgu (K-major, K = 2I: both contributions in one
 //      fp32 sum), B[n=h, k=j] = w_gate rows j < I, w_up rows j - I otherwise (N-major)
+// No TMA, since a submission cannot build tensor maps on the host.
 #include <cuda_bf16.h>
 
 constexpr int kT = 4096, kH = 4096, kI = 14336;
-constexpr int BM = 128, BN = 256, BK = 64, STAGES = 4, THREADS = 256;
+constexpr int BM = 128, BN = 256, BK = 64, STAGES = 4, THREADS = 384, GROUP_M = 8;
 constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES; // 16K + 32K
 constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;                                     // + alignment
 static_assert(SMEM_BYTES == 197632, "plan shared() size");
 static_assert(kT % BM == 0 && kH % BM == 0 && (2 * kI) % BM == 0 && kI % BM == 0, "M tiles");
 static_assert(kI % BN == 0 && kH % BN == 0 && kI % (BN / 2) == 0, "N tiles");
 static_assert(kH % BK == 0 && kT % BK == 0 && (2 * kI) % BK == 0 && kI % BK == 0, "K tiles");
+static_assert((kT / BM) % GROUP_M == 0 && (kH / BM) % GROUP_M == 0 && (2 * kI / BM) % GROUP_M == 0, "M groups");
 
 typedef __nv_bfloat16 bf16;
 
 __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ void cp_async16(unsigned dst, const void *src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// mbarriers (shared::cta, 8 bytes each)
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Waits until the phase with the given parity (0 for the barrier's first phase, 1 for its second, ...)
+// has completed.
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+  unsigned done;
+  do {
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n"
+                 "}\n"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+  } while (!done);
+}
+// An arrive-on of `bar` that fires once all of this thread's earlier cp.async copies have completed; the
+// barrier's expected count already includes it (.noinc).
+__device__ __forceinline__ void cp_async_arrive_noinc(unsigned bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+template <int kRegs> __device__ __forceinline__ void setmaxnreg_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs)); }
+template <int kRegs> __device__ __forceinline__ void setmaxnreg_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs)); }
 
 // Shared-memory matrix descriptor, 128-byte swizzle, stride byte offset 1024 (8-row groups).
 // K-major: the leading byte offset is unused (1). MN-major: LBO = bytes between 64-element MN blocks.
@@ -77,145 +113,188 @@ struct epi_args {
 
 __device__ __forceinline__ float rb(float v) { return __bfloat162float(__float2bfloat16_rn(v)); }
 
-// Tile (m0, n0) of C = A . B^T.
+// Tile t -> (M tile, N tile): groups of GROUP_M M tiles, M tile fastest inside a group, so the CTAs
+// working at the same time share a few A row blocks and a few B column blocks in L2.
+__device__ __forceinline__ void tile_coords(int t, int mt, int nt, int &m_tile, int &n_tile) {
+  const int group = t / (GROUP_M * nt);
+  const int first_m = group * GROUP_M;
+  const int group_m = min(mt - first_m, GROUP_M);
+  const int local = t - group * (GROUP_M * nt);
+  m_tile = first_m + local % group_m;
+  n_tile = local / group_m;
+}
+
+// C = A . B^T over MT x NT tiles (persistent: tiles blockIdx.x, + gridDim.x, ...).
 //   A_MN = false: A[m, k] = a[m * lda + k];  A_MN = true: A[m, k] = a[k * lda + m].
 //   B_MN = false: B[n, k] = b0[n * ldb + k], or for DUAL_B rows n0/2.. of b0 (tile rows < 128) and of b1;
 //   B_MN = true:  B[n, k] = b0[k * ldb + n] for k < ksplit, b1[(k - ksplit) * ldb + n] otherwise.
-//   NFAST: blockIdx.x indexes N tiles, blockIdx.y M tiles (else the reverse).
 // Shared tile layouts (byte offsets inside a stage's A or B region, before/after the 128B swizzle that
 // XORs the 16-byte chunk index, bits 4..6, with bits 7..9):
 //   K-major:  row r (M or N), k:   r * 128 + ((k / 8) ^ (r % 8)) * 16 + (k % 8) * 2
 //   MN-major: r, k: (r / 64) * 8192 + k * 128 + (((r % 64) / 8) ^ (k % 8)) * 16 + (r % 8) * 2
-// Warpgroup wg owns rows 64 wg.. of the A tile: at byte 8192 wg in both layouts.
-template <int EPI, bool A_MN, bool B_MN, bool DUAL_B, bool NFAST>
-__device__ __forceinline__ void gemm_tile(const bf16 *__restrict__ a, int lda, const bf16 *__restrict__ b0,
-                                          const bf16 *__restrict__ b1, int ldb, int ksplit, int K,
-                                          const epi_args &ep) {
+// Consumer warpgroup c owns rows 64 c.. of the A tile: at byte 8192 c in both layouts.
+// Producer copies (128 threads p, 16-byte chunks, all addresses in the layouts above):
+//   K-major A / B:  rows (p >> 3) + 16 i (i < 8 for A, < 16 for B), chunk p & 7 (K values 8 (p & 7)..)
+//   MN-major A:     K rows (p >> 4) + 8 i (i < 8), M chunk p & 15 (M values 8 (p & 15)..)
+//   MN-major B:     K rows (p >> 5) + 4 i (i < 16), N chunk p & 31 (N values 8 (p & 31)..)
+template <int EPI, bool A_MN, bool B_MN, bool DUAL_B, int MT, int NT>
+__device__ __forceinline__ void gemm_persistent(const bf16 *__restrict__ a, int lda, const bf16 *__restrict__ b0,
+                                                const bf16 *__restrict__ b1, int ldb, int ksplit, int K,
+                                                const epi_args &ep) {
   extern __shared__ unsigned char smem_raw[];
-  const unsigned smem0 = (smem_u32(smem_raw) + 1023u) & ~1023u;
-  const int tid = threadIdx.x;
-  const int mt = NFAST ? blockIdx.y : blockIdx.x;
-  const int ny = NFAST ? blockIdx.x : blockIdx.y;
-  const int m0 = mt * BM;
+  __shared__ alignas(8) unsigned long long bars[2 * STAGES]; // full[0..3], empty[0..3]
+  const unsigned ring = (smem_u32(smem_raw) + 1023u) & ~1023u;
+  const unsigned full0 = smem_u32(&bars[0]), empty0 = smem_u32(&bars[STAGES]);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(full0 + 8 * s, 128);  // one cp.async-tracked arrival per producer thread
+      mbar_init(empty0 + 8 * s, 256); // one arrival per consumer thread
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  constexpr int tiles = MT * NT;
   const int KT = K / BK;
+  const int warpgroup = threadIdx.x >> 7;
 
-  // K-major copies: thread copies 16-byte chunk (tid & 7) of rows (tid >> 3) + 32 i.
-  const int crow = tid >> 3, cch = tid & 7;
-  const unsigned cdst = (unsigned)(crow * 128 + ((cch ^ (crow & 7)) * 16));
-  // MN-major A copies: chunk (tid & 15) (8 M values) of K rows (tid >> 4) + 16 i, i < 4.
-  const int ak = tid >> 4, amc = tid & 15;
-  const unsigned adst_mn = (unsigned)((amc >> 3) * 8192 + ak * 128 + (((amc & 7) ^ (ak & 7)) * 16));
-  // MN-major B copies: chunk (tid & 31) (8 N values) of K rows (tid >> 5) + 8 i, i < 8.
-  const int bk = tid >> 5, bnc = tid & 31;
-  const unsigned bdst_mn = (unsigned)((bnc >> 3) * 8192 + bk * 128 + (((bnc & 7) ^ (bk & 7)) * 16));
-
-  auto b_row = [&](int r) -> const bf16 * {
-    if (DUAL_B) return (r < 128 ? b0 + (long long)(ny * 128 + r) * ldb : b1 + (long long)(ny * 128 + r - 128) * ldb);
-    return b0 + (long long)(ny * BN + r) * ldb;
-  };
-
-  auto load_stage = [&](int slot, int kt) {
-    const unsigned sa = smem0 + slot * STAGE_BYTES, sb = sa + A_BYTES;
-    const int kg = kt * BK;
-    if (A_MN) {
-      const bf16 *src = a + (long long)(kg + ak) * lda + m0 + amc * 8;
+  if (warpgroup == 0) {
+    // ---- producer ----
+    setmaxnreg_dec<40>();
+    const int p = threadIdx.x; // 0..127
+    unsigned it = 0;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      int m_tile, n_tile;
+      tile_coords(t, MT, NT, m_tile, n_tile);
+      const int m0 = m_tile * BM;
+      for (int kt = 0; kt < KT; ++kt, ++it) {
+        const unsigned s = it % STAGES;
+        if (it >= (unsigned)STAGES) mbar_wait(empty0 + 8 * s, ((it / STAGES) - 1) & 1);
+        const unsigned sa = ring + s * STAGE_BYTES, sb = sa + A_BYTES;
+        const int kg = kt * BK;
+        if (A_MN) {
+          const int ak = p >> 4, amc = p & 15;
+          const unsigned dst = sa + (amc >> 3) * 8192 + ak * 128 + (((amc & 7) ^ (ak & 7)) << 4);
+          const bf16 *src = a + (long long)(kg + ak) * lda + m0 + amc * 8;
 #pragma unroll
-      for (int i = 0; i < 4; ++i) cp_async16(sa + adst_mn + i * 16 * 128, src + (long long)i * 16 * lda);
-    } else {
-      const bf16 *src = a + (long long)(m0 + crow) * lda + kg + cch * 8;
+          for (int i = 0; i < 8; ++i) cp_async16(dst + i * 8 * 128, src + (long long)i * 8 * lda);
+        } else {
+          const int r = p >> 3, ch = p & 7;
+          const unsigned dst = sa + r * 128 + ((ch ^ (r & 7)) << 4);
+          const bf16 *src = a + (long long)(m0 + r) * lda + kg + ch * 8;
 #pragma unroll
-      for (int i = 0; i < BM / 32; ++i) cp_async16(sa + cdst + i * 32 * 128, src + (long long)i * 32 * lda);
-    }
-    if (B_MN) {
-      const bf16 *bb = kg < ksplit ? b0 + (long long)kg * ldb : b1 + (long long)(kg - ksplit) * ldb;
-      const bf16 *src = bb + (long long)bk * ldb + ny * BN + bnc * 8;
-#pragma unroll
-      for (int i = 0; i < 8; ++i) cp_async16(sb + bdst_mn + i * 8 * 128, src + (long long)i * 8 * ldb);
-    } else {
-#pragma unroll
-      for (int i = 0; i < BN / 32; ++i) cp_async16(sb + cdst + i * 32 * 128, b_row(crow + i * 32) + cch * 8 + kg);
-    }
-  };
-
-  float d[128];
-#pragma unroll
-  for (int i = 0; i < 128; ++i) d[i] = 0.0f;
-
-  const int wg = tid >> 7;
-#pragma unroll
-  for (int s = 0; s < STAGES - 2; ++s) {
-    if (s < KT) load_stage(s, s);
-    cp_async_commit();
-  }
-  // K step of one wgmma (16): 32 bytes along a K-major row, two 8-row K groups (2048 bytes) MN-major.
-  constexpr unsigned A_KSTEP = A_MN ? 2048u : 32u, B_KSTEP = B_MN ? 2048u : 32u;
-  constexpr unsigned A_LBO = A_MN ? 8192u : 16u, B_LBO = B_MN ? 8192u : 16u;
-  for (int kt = 0; kt < KT; ++kt) {
-    cp_async_wait<STAGES - 3>();  // stage kt has landed (this thread's copies)
-    fence_proxy_async();          // make them visible to the tensor-core (async) proxy
-    __syncthreads();              // everyone's copies; and wgmma kt-2 finished in every warp
-    {
-      const int next = kt + STAGES - 2;  // into the slot read by wgmma kt-2, which has completed
-      if (next < KT) load_stage(next % STAGES, next);
-      cp_async_commit();
-    }
-    const unsigned sa = smem0 + (kt % STAGES) * STAGE_BYTES + wg * 8192, sb = smem0 + (kt % STAGES) * STAGE_BYTES + A_BYTES;
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < BK / 16; ++kk)
-      wgmma_m64n256k16<A_MN ? 1 : 0, B_MN ? 1 : 0>(d, make_desc(sa + kk * A_KSTEP, A_LBO), make_desc(sb + kk * B_KSTEP, B_LBO));
-    wgmma_commit();
-    wgmma_wait<1>();
-    acc_fence(d);
-  }
-  wgmma_wait<0>();
-  acc_fence(d);
-  cp_async_wait<0>();
-
-  // Accumulator layout: d[i], i = 4 jb + r: row 64 wg + 16 warp + lane / 4 + 8 (r / 2),
-  // column 8 jb + 2 (lane % 4) + (r % 2).
-  const int lane = tid & 31, warp = (tid >> 5) & 3;
-  const int row_base = m0 + wg * 64 + warp * 16 + (lane >> 2);
-  const int col_base = 2 * (lane & 3);
-  if (EPI == EPI_STORE || EPI == EPI_DWGU) {
-    bf16 *dst = ep.c;
-    int mrow = row_base;
-    if (EPI == EPI_DWGU && m0 >= kI) { dst = ep.c2; mrow -= kI; }  // an M tile never straddles kI
-#pragma unroll
-    for (int jb = 0; jb < 32; ++jb)
-#pragma unroll
-      for (int hr = 0; hr < 2; ++hr) {
-        const int m = mrow + hr * 8;
-        const int n = ny * BN + jb * 8 + col_base;
-        *reinterpret_cast<__nv_bfloat162 *>(dst + (long long)m * ep.ldc + n) =
-            __floats2bfloat162_rn(d[jb * 4 + hr * 2], d[jb * 4 + hr * 2 + 1]);
-      }
-  } else {
-    // gate columns jb < 16 pair with up columns jb + 16 (same thread, d[i] and d[i + 64])
-#pragma unroll
-    for (int jb = 0; jb < 16; ++jb)
-#pragma unroll
-      for (int hr = 0; hr < 2; ++hr) {
-        const int t = row_base + hr * 8;
-        const int j = ny * 128 + jb * 8 + col_base;
-        const __nv_bfloat162 dh2 = *reinterpret_cast<const __nv_bfloat162 *>(ep.dh + (long long)t * kI + j);
-        float dgv[2], duv[2], hv[2];
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const float g = rb(d[jb * 4 + hr * 2 + e]);
-          const float u = rb(d[64 + jb * 4 + hr * 2 + e]);
-          const float dh = e == 0 ? __low2float(dh2) : __high2float(dh2);
-          const float s = 1.0f / (1.0f + expf(-g));
-          const float av = rb(g / (1.0f + expf(-g)));
-          hv[e] = rb(av * u);
-          const float da = rb(dh * u);
-          duv[e] = rb(dh * av);
-          dgv[e] = rb(da * (s * (1.0f + g * (1.0f - s))));
+          for (int i = 0; i < BM / 16; ++i) cp_async16(dst + i * 16 * 128, src + (long long)i * 16 * lda);
         }
-        *reinterpret_cast<__nv_bfloat162 *>(ep.h + (long long)t * kI + j) = __floats2bfloat162_rn(hv[0], hv[1]);
-        *reinterpret_cast<__nv_bfloat162 *>(ep.dgu + (long long)t * (2 * kI) + j) = __floats2bfloat162_rn(dgv[0], dgv[1]);
-        *reinterpret_cast<__nv_bfloat162 *>(ep.dgu + (long long)t * (2 * kI) + kI + j) = __floats2bfloat162_rn(duv[0], duv[1]);
+        if (B_MN) {
+          const int bk = p >> 5, bnc = p & 31;
+          const bf16 *bb = kg < ksplit ? b0 + (long long)kg * ldb : b1 + (long long)(kg - ksplit) * ldb;
+          const bf16 *src = bb + (long long)bk * ldb + n_tile * BN + bnc * 8;
+          const unsigned base = sb + (bnc >> 3) * 8192 + bk * 128;
+          const unsigned sw0 = ((bnc & 7) ^ bk) << 4, sw1 = ((bnc & 7) ^ (bk + 4)) << 4; // K row bk + 4 i, i even / odd
+#pragma unroll
+          for (int i = 0; i < 16; ++i) cp_async16(base + i * 4 * 128 + ((i & 1) ? sw1 : sw0), src + (long long)i * 4 * ldb);
+        } else {
+          const int r = p >> 3, ch = p & 7;
+          const unsigned dst = sb + r * 128 + ((ch ^ (r & 7)) << 4);
+          if (DUAL_B) {
+            const bf16 *src0 = b0 + (long long)(n_tile * 128 + r) * ldb + kg + ch * 8;
+            const bf16 *src1 = b1 + (long long)(n_tile * 128 + r) * ldb + kg + ch * 8;
+#pragma unroll
+            for (int i = 0; i < 8; ++i) cp_async16(dst + i * 16 * 128, src0 + (long long)i * 16 * ldb);
+#pragma unroll
+            for (int i = 0; i < 8; ++i) cp_async16(dst + (i + 8) * 16 * 128, src1 + (long long)i * 16 * ldb);
+          } else {
+            const bf16 *src = b0 + (long long)(n_tile * BN + r) * ldb + kg + ch * 8;
+#pragma unroll
+            for (int i = 0; i < BN / 16; ++i) cp_async16(dst + i * 16 * 128, src + (long long)i * 16 * ldb);
+          }
+        }
+        cp_async_arrive_noinc(full0 + 8 * s);
       }
+    }
+    // Drain this thread's last copies before it exits (their full[] arrivals still fire).
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+  } else {
+    // ---- consumers ----
+    setmaxnreg_inc<232>();
+    const int c = warpgroup - 1;      // 0 or 1: rows 64c .. 64c + 63 of the tile
+    const int ct = threadIdx.x - 128; // 0..255
+    const int lane = ct & 31, warp = (ct >> 5) & 3;
+    // K step of one wgmma (16): 32 bytes along a K-major row, two 8-row K groups (2048 bytes) MN-major.
+    constexpr unsigned A_KSTEP = A_MN ? 2048u : 32u, B_KSTEP = B_MN ? 2048u : 32u;
+    constexpr unsigned A_LBO = A_MN ? 8192u : 16u, B_LBO = B_MN ? 8192u : 16u;
+    float d[128];
+    unsigned it = 0;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      int m_tile, n_tile;
+      tile_coords(t, MT, NT, m_tile, n_tile);
+      const int m0 = m_tile * BM, ny = n_tile;
+#pragma unroll
+      for (int i = 0; i < 128; ++i) d[i] = 0.0f;
+      for (int kt = 0; kt < KT; ++kt, ++it) {
+        const unsigned s = it % STAGES;
+        mbar_wait(full0 + 8 * s, (it / STAGES) & 1); // every chunk of step `it` has landed
+        fence_proxy_async();                         // the cp.async (generic proxy) data, seen by wgmma
+        const unsigned sa = ring + s * STAGE_BYTES + c * 8192, sb = ring + s * STAGE_BYTES + A_BYTES;
+        acc_fence(d);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; ++kk)
+          wgmma_m64n256k16<A_MN ? 1 : 0, B_MN ? 1 : 0>(d, make_desc(sa + kk * A_KSTEP, A_LBO), make_desc(sb + kk * B_KSTEP, B_LBO));
+        wgmma_commit();
+        wgmma_wait<1>(); // step it-1 is complete; step it may still run
+        acc_fence(d);
+        if (kt > 0) mbar_arrive(empty0 + 8 * ((it - 1) % STAGES)); // its slot may be refilled
+      }
+      wgmma_wait<0>();
+      acc_fence(d);
+      mbar_arrive(empty0 + 8 * ((it - 1) % STAGES)); // the tile's last slot
+
+      // Accumulator layout: d[i], i = 4 jb + r: row 64 c + 16 warp + lane / 4 + 8 (r / 2),
+      // column 8 jb + 2 (lane % 4) + (r % 2).
+      const int row_base = m0 + c * 64 + warp * 16 + (lane >> 2);
+      const int col_base = 2 * (lane & 3);
+      if (EPI == EPI_STORE || EPI == EPI_DWGU) {
+        bf16 *dst = ep.c;
+        int mrow = row_base;
+        if (EPI == EPI_DWGU && m0 >= kI) { dst = ep.c2; mrow -= kI; }  // an M tile never straddles kI
+#pragma unroll
+        for (int jb = 0; jb < 32; ++jb)
+#pragma unroll
+          for (int hr = 0; hr < 2; ++hr) {
+            const int m = mrow + hr * 8;
+            const int n = ny * BN + jb * 8 + col_base;
+            *reinterpret_cast<__nv_bfloat162 *>(dst + (long long)m * ep.ldc + n) =
+                __floats2bfloat162_rn(d[jb * 4 + hr * 2], d[jb * 4 + hr * 2 + 1]);
+          }
+      } else {
+        // gate columns jb < 16 pair with up columns jb + 16 (same thread, d[i] and d[i + 64])
+#pragma unroll
+        for (int jb = 0; jb < 16; ++jb)
+#pragma unroll
+          for (int hr = 0; hr < 2; ++hr) {
+            const int tok = row_base + hr * 8;
+            const int j = ny * 128 + jb * 8 + col_base;
+            const __nv_bfloat162 dh2 = *reinterpret_cast<const __nv_bfloat162 *>(ep.dh + (long long)tok * kI + j);
+            float dgv[2], duv[2], hv[2];
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const float g = rb(d[jb * 4 + hr * 2 + e]);
+              const float u = rb(d[64 + jb * 4 + hr * 2 + e]);
+              const float dh = e == 0 ? __low2float(dh2) : __high2float(dh2);
+              const float s = 1.0f / (1.0f + expf(-g));
+              const float av = rb(g / (1.0f + expf(-g)));
+              hv[e] = rb(av * u);
+              const float da = rb(dh * u);
+              duv[e] = rb(dh * av);
+              dgv[e] = rb(da * (s * (1.0f + g * (1.0f - s))));
+            }
+            *reinterpret_cast<__nv_bfloat162 *>(ep.h + (long long)tok * kI + j) = __floats2bfloat162_rn(hv[0], hv[1]);
+            *reinterpret_cast<__nv_bfloat162 *>(ep.dgu + (long long)tok * (2 * kI) + j) = __floats2bfloat162_rn(dgv[0], dgv[1]);
+            *reinterpret_cast<__nv_bfloat162 *>(ep.dgu + (long long)tok * (2 * kI) + kI + j) = __floats2bfloat162_rn(duv[0], duv[1]);
+          }
+      }
+    }
   }
 }
 
@@ -225,10 +304,10 @@ gemm_dh(const bf16 *__restrict__ dy, const bf16 *__restrict__ w_down, bf16 *__re
   epi_args ep{};
   ep.c = dh;
   ep.ldc = kI;
-  gemm_tile<EPI_STORE, false, true, false, false>(dy, kH, w_down, w_down, kI, 1 << 30, kH, ep);
+  gemm_persistent<EPI_STORE, false, true, false, kT / BM, kI / BN>(dy, kH, w_down, w_down, kI, 1 << 30, kH, ep);
 }
 
-// x . [w_gate; w_up]^T with the SwiGLU forward and backward in the epilogue
+// x . [w_gate; w_up]^T with the SwiGLU forward and backward in the epilogue (N tiles of 128 I columns)
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 gemm_gate_up_swiglu(const bf16 *__restrict__ x, const bf16 *__restrict__ w_gate, const bf16 *__restrict__ w_up,
                     const bf16 *__restrict__ dh, bf16 *__restrict__ h, bf16 *__restrict__ dgu) {
@@ -236,7 +315,7 @@ gemm_gate_up_swiglu(const bf16 *__restrict__ x, const bf16 *__restrict__ w_gate,
   ep.dh = dh;
   ep.h = h;
   ep.dgu = dgu;
-  gemm_tile<EPI_SWIGLU, false, false, true, false>(x, kH, w_gate, w_up, kH, 1 << 30, kH, ep);
+  gemm_persistent<EPI_SWIGLU, false, false, true, kT / BM, kI / 128>(x, kH, w_gate, w_up, kH, 1 << 30, kH, ep);
 }
 
 // dw_down = bf16(dy^T . h): A[m, k] = dy[k, m] (M-major, lda = H), B[n, k] = h[k, n] (N-major, ldb = I)
@@ -245,18 +324,18 @@ gemm_dwdown(const bf16 *__restrict__ dy, const bf16 *__restrict__ h, bf16 *__res
   epi_args ep{};
   ep.c = dw_down;
   ep.ldc = kI;
-  gemm_tile<EPI_STORE, true, true, false, false>(dy, kH, h, h, kI, 1 << 30, kT, ep);
+  gemm_persistent<EPI_STORE, true, true, false, kH / BM, kI / BN>(dy, kH, h, h, kI, 1 << 30, kT, ep);
 }
 
 // [dw_gate; dw_up] = bf16(dgu^T . x): A[m, k] = dgu[k, m] (M-major, lda = 2I), B[n, k] = x[k, n]
-// (N-major, ldb = H); rows < I of C go to dw_gate, the rest to dw_up. blockIdx.x = N tile.
+// (N-major, ldb = H); rows < I of C go to dw_gate, the rest to dw_up.
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 gemm_dwgu(const bf16 *__restrict__ dgu, const bf16 *__restrict__ x, bf16 *__restrict__ dw_gate, bf16 *__restrict__ dw_up) {
   epi_args ep{};
   ep.c = dw_gate;
   ep.c2 = dw_up;
   ep.ldc = kH;
-  gemm_tile<EPI_DWGU, true, true, false, true>(dgu, 2 * kI, x, x, kH, 1 << 30, kT, ep);
+  gemm_persistent<EPI_DWGU, true, true, false, 2 * kI / BM, kH / BN>(dgu, 2 * kI, x, x, kH, 1 << 30, kT, ep);
 }
 
 // dx = bf16(dgu . [w_gate; w_up]): A = dgu [T, 2I] K-major, B[n, k] = w_gate[k, n] for k < I, else
@@ -266,16 +345,18 @@ gemm_dx(const bf16 *__restrict__ dgu, const bf16 *__restrict__ w_gate, const bf1
   epi_args ep{};
   ep.c = dx;
   ep.ldc = kH;
-  gemm_tile<EPI_STORE, false, true, false, false>(dgu, 2 * kI, w_gate, w_up, kH, kI, 2 * kI, ep);
+  gemm_persistent<EPI_STORE, false, true, false, kT / BM, kH / BN>(dgu, 2 * kI, w_gate, w_up, kH, kI, 2 * kI, ep);
 }
 
+// Grids: 132 persistent CTAs (the H200's SM count; one 193 KiB CTA fits per SM). Tiles: dh 32 x 56,
+// gate/up 32 x 112, dw_down 32 x 56, dw_gate/up 224 x 16, dx 32 x 16. More CTAs would only queue.
 /* mkb:plan
 scratch dh bf16[tokens * intermediate]
 scratch h bf16[tokens * intermediate]
 scratch dgu bf16[tokens * 2 * intermediate]
-launch gemm_dh grid(tokens / 128, intermediate / 256) block(256) shared(197632) args(dy, w_down, dh)
-launch gemm_gate_up_swiglu grid(tokens / 128, intermediate / 128) block(256) shared(197632) args(x, w_gate, w_up, dh, h, dgu)
-launch gemm_dwdown grid(hidden / 128, intermediate / 256) block(256) shared(197632) args(dy, h, dw_down)
-launch gemm_dwgu grid(hidden / 256, 2 * intermediate / 128) block(256) shared(197632) args(dgu, x, dw_gate, dw_up)
-launch gemm_dx grid(tokens / 128, hidden / 256) block(256) shared(197632) args(dgu, w_gate, w_up, dx)
+launch gemm_dh grid(132) block(384) shared(197632) args(dy, w_down, dh)
+launch gemm_gate_up_swiglu grid(132) block(384) shared(197632) args(x, w_gate, w_up, dh, h, dgu)
+launch gemm_dwdown grid(132) block(384) shared(197632) args(dy, h, dw_down)
+launch gemm_dwgu grid(132) block(384) shared(197632) args(dgu, x, dw_gate, dw_up)
+launch gemm_dx grid(132) block(384) shared(197632) args(dgu, w_gate, w_up, dx)
 */
