@@ -132,7 +132,7 @@ INSTANTIATE_TEST_SUITE_P(
                       hostile_case{"lazy_after_correctness", MKB_VERDICT_INCONSISTENT, "re-verified", "cute"}),
     [](const ::testing::TestParamInfo<hostile_case> &info) { return std::string(info.param.file); });
 
-// The same attacks written in Triton (what a Python DSL allows: no state kept between runs, no
+// The same attacks written in the Python DSLs (what they allow: no state kept between runs, no
 // launch shape beyond what the compiler fixed).
 INSTANTIATE_TEST_SUITE_P(
     RmsnormTriton, HostileGpu,
@@ -143,6 +143,28 @@ INSTANTIATE_TEST_SUITE_P(
                       hostile_case{"modify_input", MKB_VERDICT_INPUT_MODIFIED, "input 'x'", "triton"},
                       hostile_case{"illegal_address", MKB_VERDICT_FAULT, "ILLEGAL_ADDRESS", "triton"},
                       hostile_case{"endless_loop", MKB_VERDICT_TIMEOUT, "did not finish", "triton"}),
+    [](const ::testing::TestParamInfo<hostile_case> &info) { return std::string(info.param.file); });
+
+INSTANTIATE_TEST_SUITE_P(
+    RmsnormCuteDsl, HostileGpu,
+    ::testing::Values(hostile_case{"wrong_values", MKB_VERDICT_WRONG_ANSWER, "output 'y'", "cute-dsl"},
+                      hostile_case{"nan", MKB_VERDICT_WRONG_ANSWER, "NaN", "cute-dsl"},
+                      hostile_case{"half_output", MKB_VERDICT_WRONG_ANSWER, "was it written", "cute-dsl"},
+                      hostile_case{"past_end", MKB_VERDICT_OUT_OF_BOUNDS, "after 'y'", "cute-dsl"},
+                      hostile_case{"modify_input", MKB_VERDICT_INPUT_MODIFIED, "input 'x'", "cute-dsl"},
+                      hostile_case{"illegal_address", MKB_VERDICT_FAULT, "ILLEGAL_ADDRESS", "cute-dsl"},
+                      hostile_case{"endless_loop", MKB_VERDICT_TIMEOUT, "did not finish", "cute-dsl"}),
+    [](const ::testing::TestParamInfo<hostile_case> &info) { return std::string(info.param.file); });
+
+INSTANTIATE_TEST_SUITE_P(
+    RmsnormTirx, HostileGpu,
+    ::testing::Values(hostile_case{"wrong_values", MKB_VERDICT_WRONG_ANSWER, "output 'y'", "tirx"},
+                      hostile_case{"nan", MKB_VERDICT_WRONG_ANSWER, "NaN", "tirx"},
+                      hostile_case{"half_output", MKB_VERDICT_WRONG_ANSWER, "was it written", "tirx"},
+                      hostile_case{"past_end", MKB_VERDICT_OUT_OF_BOUNDS, "after 'y'", "tirx"},
+                      hostile_case{"modify_input", MKB_VERDICT_INPUT_MODIFIED, "input 'x'", "tirx"},
+                      hostile_case{"illegal_address", MKB_VERDICT_FAULT, "ILLEGAL_ADDRESS", "tirx"},
+                      hostile_case{"endless_loop", MKB_VERDICT_TIMEOUT, "did not finish", "tirx"}),
     [](const ::testing::TestParamInfo<hostile_case> &info) { return std::string(info.param.file); });
 
 TEST_F(EvaluationGpu, TiesMustBreakTowardTheLowerExpert) {
