@@ -172,7 +172,7 @@ def compile_tirx(module, request):
     if not device_modules:
         raise SubmissionError("TVM produced no CUDA module")
     cuda = device_modules[0].inspect_source()
-    found = set(re.findall(r'extern "C" __global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(', cuda))
+    found = set(re.findall(r'extern "C" __global__ void (?:__launch_bounds__\([^)]*\)\s+)?(\w+)\(', cuda))
     entries = []
     for kernel in request["kernels"]:
         entry = kernel["name"] + "_kernel"
@@ -187,7 +187,7 @@ def compile_tirx(module, request):
 def tirx_argument_order(fn, cuda, entry, kernel):
     """TVM orders a kernel's parameters by name, not as declared: for each parameter of the generated
     entry, the position of the declared parameter (handle, buffer or scalar) it is."""
-    signature = re.search(rf"void\s+(?:__launch_bounds__\(\d+\)\s+)?{entry}\((.*?)\)", cuda, re.S)
+    signature = re.search(rf"void\s+(?:__launch_bounds__\([^)]*\)\s+)?{entry}\((.*?)\)", cuda, re.S)
     names = [p.strip().split()[-1] for p in signature.group(1).split(",") if p.strip()] if signature else []
     # A parsed function's handle parameters carry their buffer's name; the kernel calls them <name>_ptr.
     declared = [{param.name, param.name + "_ptr"} for param in fn.params]
