@@ -36,4 +36,12 @@ arguments parse_arguments(int argc, char **argv, int first, const std::set<std::
   return a;
 }
 
+session_arguments::session_arguments(const arguments &a)
+    : suite_(a.get("suite").value_or("")), gpus_(a.get("gpus").value_or("")) {
+  mkb_open_options_init(&options_, sizeof options_);
+  if (!suite_.empty()) options_.suite_path = suite_.c_str();
+  if (!gpus_.empty()) options_.gpus = gpus_.c_str();
+  if (a.has("compile-only")) options_.flags |= MKB_OPEN_COMPILE_ONLY;
+}
+
 } // namespace mkb::cli

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "mkb.h"
+
 namespace mkb::cli {
 
 struct arguments {
@@ -25,5 +27,19 @@ struct arguments {
 // message for an unknown option or a missing value.
 arguments parse_arguments(int argc, char **argv, int first, const std::set<std::string> &value_options,
                           const std::set<std::string> &flag_options);
+
+// The session options of the commands that evaluate: --suite DIR, --gpus LIST, --compile-only. The
+// options point into this object: keep it alive while they are used.
+class session_arguments {
+public:
+  explicit session_arguments(const arguments &a);
+  session_arguments(const session_arguments &) = delete;
+  session_arguments &operator=(const session_arguments &) = delete;
+  const mkb_open_options *options() const { return &options_; }
+
+private:
+  std::string suite_, gpus_;
+  mkb_open_options options_;
+};
 
 } // namespace mkb::cli

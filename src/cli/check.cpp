@@ -30,14 +30,9 @@ int run_check(int argc, char **argv) {
     fmt::print(stderr, "mkb check: cannot read '{}'\n", a.positional[0]);
     return exit_usage;
   }
-  mkb_open_options options;
-  mkb_open_options_init(&options, sizeof options);
-  std::string suite = a.get("suite").value_or(""), gpus = a.get("gpus").value_or("");
-  if (!suite.empty()) options.suite_path = suite.c_str();
-  if (!gpus.empty()) options.gpus = gpus.c_str();
-  if (a.has("compile-only")) options.flags |= MKB_OPEN_COMPILE_ONLY;
+  session_arguments options(a);
   mkb_session *session = nullptr;
-  if (mkb_status s = mkb_open(&options, &session); s != MKB_OK) {
+  if (mkb_status s = mkb_open(options.options(), &session); s != MKB_OK) {
     fmt::print(stderr, "mkb check: {}: {}\n", mkb_status_name(s), mkb_session_errmsg(session));
     mkb_close(session);
     return s == MKB_ERR_WORKER ? exit_environment : exit_usage;

@@ -157,13 +157,8 @@ int run_suite(int argc, char **argv) {
   }
   std::unique_ptr<session> s;
   try {
-    mkb_open_options options;
-    mkb_open_options_init(&options, sizeof options);
-    std::string suite = a.get("suite").value_or(""), gpus = a.get("gpus").value_or("");
-    if (!suite.empty()) options.suite_path = suite.c_str();
-    if (!gpus.empty()) options.gpus = gpus.c_str();
-    if (a.has("compile-only")) options.flags |= MKB_OPEN_COMPILE_ONLY;
-    s = std::make_unique<session>(config_from_options(&options));
+    session_arguments options(a);
+    s = std::make_unique<session>(config_from_options(options.options()));
   } catch (const error &e) {
     fmt::print(stderr, "mkb suite validate: {}: {}\n", mkb_status_name(e.status()), e.what());
     return e.status() == MKB_ERR_WORKER ? exit_environment : exit_failed;

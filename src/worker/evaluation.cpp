@@ -354,14 +354,7 @@ private:
                                 harness_kernels::digest_count(problem_.inputs[i].bytes()), stat_inputs_ + i);
     }
     copy_in_place_results(0);
-    // Reference at the inputs' own dtypes, then the float64 anchor, each on pristine inputs.
-    generate_inputs(seed, true);
-    prepare_outputs(1);
-    loaded_[1].enqueue(*g_, [&](const std::string &n) { return address(1, n); });
-    copy_in_place_results(1);
-    generate_inputs(seed, true);
-    prepare_outputs(2);
-    loaded_[2].enqueue(*g_, [&](const std::string &n) { return address(2, n); });
+    queue_reference_and_anchor(seed);
     for (size_t o = 0; o < problem_.outputs.size(); ++o) compare_output(o);
     event &finish = next_event();
     check(cu.cuEventRecord(finish.get(), g_->stream()), "recording an event");
@@ -371,6 +364,18 @@ private:
     judge(stats, seed, draw, timed_draw);
     if (!timed) return std::nullopt;
     return 1000.0 * elapsed_ms(*start, *end);
+  }
+
+  // Queues the reference at the inputs' own dtypes, then the float64 anchor, each on pristine inputs
+  // (the writable ones regenerated from `seed`).
+  void queue_reference_and_anchor(uint64_t seed) {
+    generate_inputs(seed, true);
+    prepare_outputs(1);
+    loaded_[1].enqueue(*g_, [&](const std::string &n) { return address(1, n); });
+    copy_in_place_results(1);
+    generate_inputs(seed, true);
+    prepare_outputs(2);
+    loaded_[2].enqueue(*g_, [&](const std::string &n) { return address(2, n); });
   }
 
   // Queues the comparison of the submission's output `o` with the anchor (and the reference) into
@@ -546,12 +551,7 @@ private:
   std::vector<std::vector<unsigned char>> reference_and_anchor(uint64_t seed) {
     new_layouts();
     generate_inputs(seed, false);
-    prepare_outputs(1);
-    loaded_[1].enqueue(*g_, [&](const std::string &n) { return address(1, n); });
-    copy_in_place_results(1);
-    generate_inputs(seed, true);
-    prepare_outputs(2);
-    loaded_[2].enqueue(*g_, [&](const std::string &n) { return address(2, n); });
+    queue_reference_and_anchor(seed);
     std::vector<std::vector<unsigned char>> anchors;
     for (size_t o = 0; o < problem_.outputs.size(); ++o) {
       const tensor_spec &t = problem_.outputs[o];
