@@ -53,11 +53,16 @@ void send_all(int socket, std::string_view data) {
   ::shutdown(socket, SHUT_WR);
 }
 
+// An answer is code and a few facts: far below this. A submission that writes more is refused.
+constexpr size_t max_answer_bytes = size_t(64) << 20;
+
 // Everything the child writes until it closes the socket, or nullopt when the deadline passes.
 std::optional<std::string> receive_all(int socket, std::chrono::steady_clock::time_point deadline) {
   std::string data;
   char buffer[1 << 16];
   for (;;) {
+    if (data.size() > max_answer_bytes)
+      throw submission_error(fmt::format("the DSL frontend's answer exceeds {} MiB", max_answer_bytes >> 20));
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return std::nullopt;
     pollfd p{socket, POLLIN, 0};

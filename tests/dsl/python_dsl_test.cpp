@@ -185,6 +185,13 @@ TEST_F(PythonDsl, AMissingInterpreterOrPackageIsNamed) {
   EXPECT_NE(why.find("holds no cute/tensor.hpp"), std::string::npos) << why;
 }
 
+TEST_F(PythonDsl, AFloodedAnswerIsRefused) {
+  const dsl &triton = require("triton");
+  // The submission's own code writes into the answer channel before the frontend answers.
+  std::string message = refusal(triton, std::string("import os\nos.write(3, b'[' * (80 << 20))\n") + triton_scale);
+  EXPECT_NE(message.find("exceeds 64 MiB"), std::string::npos) << message;
+}
+
 TEST_F(PythonDsl, AFrontendThatNeverAnswersIsStopped) {
   const dsl &triton = require("triton");
   frontend_environment env;
