@@ -111,6 +111,9 @@ public:
         l.args = std::move(reordered);
       }
       if (e->shared_bytes() > static_cast<int>(l.shared_bytes)) l.shared_bytes = static_cast<uint32_t>(e->shared_bytes());
+      if (e->extra_u64_args() < 0 || e->extra_u64_args() > 8)
+        throw submission_error(fmt::format("the {} frontend reported {} appended parameters for '{}'", facts_.name,
+                                           e->extra_u64_args(), l.entry));
       for (int i = 0; i < e->extra_u64_args(); ++i) l.args.push_back({arg_kind::u64, "", 0, 0, "0 (compiler's scratch)"});
       l.entry = e->entry()->str();
     }
