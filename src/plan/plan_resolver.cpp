@@ -3,7 +3,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <set>
 
 #include "plan/launch_plan.hpp"
 #include "spec/problem.hpp"
@@ -128,14 +127,9 @@ resolved_matmul resolve_matmul(const plan_matmul &mm, const resolver &r,
 
 resolved_plan resolve_launch_plan(const launch_plan &plan, const problem &p, plan_role role) {
   resolved_plan out;
-  std::set<std::string> buffers;
-  std::map<std::string, buffer_facts> facts;
-  for (const tensor_spec &t : p.inputs) {
-    buffers.insert(t.name);
-    facts[t.name] = {t.type, t.count, t.name};
-  }
+  std::map<std::string, buffer_facts> facts; // every name a plan may bind
+  for (const tensor_spec &t : p.inputs) facts[t.name] = {t.type, t.count, t.name};
   for (const tensor_spec &t : p.outputs) {
-    buffers.insert(t.name);
     // The anchor writes floating outputs as fp64, each to its own buffer (docs/PROBLEMS.md).
     if (role == plan_role::anchor)
       facts[t.name] = {dtype_is_floating(t.type) ? dtype::fp64 : t.type, t.count, t.name};
@@ -146,7 +140,7 @@ resolved_plan resolve_launch_plan(const launch_plan &plan, const problem &p, pla
   uint64_t total_scratch = 0;
   for (const plan_scratch &s : plan.scratch) {
     resolver r(p, s.line);
-    if (buffers.count(s.name)) r.error(fmt::format("scratch '{}' has the name of a tensor or another scratch", s.name));
+    if (facts.count(s.name)) r.error(fmt::format("scratch '{}' has the name of a tensor or another scratch", s.name));
     if (p.lookup()(s.name)) r.error(fmt::format("scratch '{}' has the name of a symbol", s.name));
     int64_t count = r.integer(s.count, "scratch size");
     if (count < 1) r.error(fmt::format("scratch '{}' has {} elements; it needs at least 1", s.name, count));
@@ -154,7 +148,6 @@ resolved_plan resolve_launch_plan(const launch_plan &plan, const problem &p, pla
     if (__builtin_mul_overflow(static_cast<uint64_t>(count), dtype_bytes(s.type), &bytes) ||
         (total_scratch += bytes) > max_scratch_bytes)
       r.error(fmt::format("scratch totals more than {} GiB", max_scratch_bytes >> 30));
-    buffers.insert(s.name);
     facts[s.name] = {s.type, static_cast<uint64_t>(count), s.name};
     out.scratch.push_back({s.name, s.type, bytes, s.zeroed});
   }
@@ -191,7 +184,7 @@ resolved_plan resolve_launch_plan(const launch_plan &plan, const problem &p, pla
       ra.kind = a.kind;
       ra.text = a.text;
       if (a.kind == arg_kind::pointer) {
-        if (!buffers.count(a.text)) {
+        if (!facts.count(a.text)) {
           if (p.lookup()(a.text))
             r.error(fmt::format("'{}' is a symbol, not a buffer; pass it as i32({}) or i64({})", a.text, a.text, a.text));
           r.error(fmt::format("no tensor or scratch buffer is named '{}'", a.text));

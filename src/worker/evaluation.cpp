@@ -413,6 +413,12 @@ private:
     return ms;
   }
 
+  // The anchor rule's allowance for output `t` (docs/CONTRACT.md): three times the larger of the
+  // reference's error and one machine epsilon of the anchor's largest magnitude.
+  static double allowance_of(const stat_block &s, const tensor_spec &t) {
+    return 3.0 * std::max(stat_as_double(s[reference_error]), dtype_epsilon(t.type) * stat_as_double(s[anchor_max]));
+  }
+
   // Turns the statistics of a checked draw into a verdict (or nothing when it passed).
   void judge(const std::vector<stat_block> &stats, uint64_t seed, int draw, int timed_draw) {
     std::string where = timed_draw >= 0 ? fmt::format("timed draw {} (re-verified)", timed_draw) : fmt::format("draw {}", draw);
@@ -441,7 +447,7 @@ private:
         double error = stat_as_double(s[max_error]);
         double reference = stat_as_double(s[reference_error]);
         double magnitude = stat_as_double(s[anchor_max]);
-        double allowance = 3.0 * std::max(reference, dtype_epsilon(t.type) * magnitude);
+        double allowance = allowance_of(s, t);
         summary.max_error = std::max(summary.max_error, s[output_nan] ? NAN : error);
         summary.allowance = summary.allowance == 0 ? allowance : std::min(summary.allowance, allowance);
         summary.reference_error = std::max(summary.reference_error, reference);
@@ -535,7 +541,6 @@ private:
     return fmt::format("[{}]", fmt::join(coords, ", "));
   }
 
-
   // ---- The problem's audit (mkb suite validate, docs/PROBLEMS.md) ---------------------------------
 
   static dtype anchor_type(const tensor_spec &t) { return dtype_is_floating(t.type) ? dtype::fp64 : t.type; }
@@ -571,7 +576,7 @@ private:
     wire::degenerate_check c{t.name, kind, 0, 0, false};
     if (t.comparison == spec::Comparison::anchor) {
       c.error = s[output_nan] ? NAN : stat_as_double(s[max_error]);
-      c.allowance = 3.0 * std::max(stat_as_double(s[reference_error]), dtype_epsilon(t.type) * stat_as_double(s[anchor_max]));
+      c.allowance = allowance_of(s, t);
       c.failed = s[output_nan] > 0 || c.error > c.allowance;
     } else {
       c.error = static_cast<double>(s[mismatches]);
