@@ -79,8 +79,8 @@ const tensor_spec *problem::find_output(std::string_view name) const {
 }
 
 const std::string *problem::solution_for(std::string_view dsl) const {
-  for (const auto &[d, source] : solutions)
-    if (d == dsl) return &source;
+  for (const stored_solution &s : solutions)
+    if (s.dsl == dsl) return &s.source;
   return nullptr;
 }
 
@@ -271,7 +271,7 @@ problem load_problem(const file_source &files, const std::string &folder) {
     for (size_t i = 0; i < fb->solutions()->size(); ++i) {
       const spec::Solution *s = fb->solutions()->Get(static_cast<flatbuffers::uoffset_t>(i));
       std::string field = fmt::format("solutions[{}].file", i);
-      p.solutions.emplace_back(s->dsl()->str(), read_named(s->file(), "", field.c_str(), true));
+      p.solutions.push_back({s->dsl()->str(), read_named(s->file(), "", field.c_str(), true), s->beats_baseline()});
     }
   return p;
 }

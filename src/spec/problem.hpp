@@ -37,6 +37,13 @@ struct tensor_spec {
   uint64_t bytes() const { return count * dtype_bytes(type); }
 };
 
+// A solution kept with the problem: it must pass, and beat the baseline unless declared otherwise.
+struct stored_solution {
+  std::string dsl;
+  std::string source;
+  bool beats_baseline = true;
+};
+
 struct problem {
   std::string id;
   int number = 0;
@@ -58,7 +65,7 @@ struct problem {
   std::string anchor_source;
   std::string generators_source; // empty if none
   std::string spec_text;         // spec.json as written, for fingerprints
-  std::vector<std::pair<std::string, std::string>> solutions; // (dsl, source)
+  std::vector<stored_solution> solutions;
 
   // Symbols (integers) and constants (floats) by name, for plan expressions.
   expr_lookup lookup() const;

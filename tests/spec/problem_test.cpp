@@ -90,6 +90,21 @@ TEST(Problem, MissingFileIsNamed) {
   }
 }
 
+TEST(Problem, SolutionsAreReadWithWhetherTheyBeatTheBaseline) {
+  temp_dir dir;
+  std::string spec = tiny_spec();
+  spec.insert(spec.rfind('}'), R"(, "solutions": [ { "dsl": "cuda", "file": "solutions/cuda.cu" },
+      { "dsl": "tirx", "file": "solutions/tirx.py", "beats_baseline": false } ])");
+  write_problem(dir, "test", "tiny", spec, {{"solutions/cuda.cu", "// fast\n"}, {"solutions/tirx.py", "# slow\n"}});
+  problem p = load_problem(directory_source(dir.path()), "test/tiny");
+  ASSERT_EQ(p.solutions.size(), 2u);
+  EXPECT_EQ(p.solutions[0].source, "// fast\n");
+  EXPECT_TRUE(p.solutions[0].beats_baseline);
+  EXPECT_EQ(p.solutions[1].dsl, "tirx");
+  EXPECT_FALSE(p.solutions[1].beats_baseline);
+  EXPECT_EQ(*p.solution_for("tirx"), "# slow\n");
+}
+
 TEST(Suite, BuiltInSuiteHoldsTheProblemsOfThisRepository) {
   suite s = suite::load(std::nullopt);
   EXPECT_EQ(s.origin(), "built-in");
