@@ -3,30 +3,26 @@
 #include <chrono>
 #include <cstring>
 
-#include "core/files.hpp"
+#include "core/cache_entry.hpp"
 #include "cuda/ptx_linker.hpp"
 
 namespace mkb {
 
 namespace {
 
-constexpr std::string_view magic = "MKBNVRTC1";
+constexpr std::string_view magic = "MKBNVRTC2";
 
-void put_u64(std::string &out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out += static_cast<char>(v >> (8 * i));
-}
-
-bool get_u64(std::string_view &in, uint64_t *v) {
-  if (in.size() < 8) return false;
-  *v = 0;
-  for (int i = 0; i < 8; ++i) *v |= uint64_t(static_cast<unsigned char>(in[i])) << (8 * i);
-  in.remove_prefix(8);
-  return true;
+void put_blob(std::string &out, std::string_view blob) {
+  for (int i = 0; i < 8; ++i) out += static_cast<char>(uint64_t(blob.size()) >> (8 * i));
+  out += blob;
 }
 
 bool get_blob(std::string_view &in, std::string *out) {
+  if (in.size() < 8) return false;
   uint64_t size = 0;
-  if (!get_u64(in, &size) || size > in.size()) return false;
+  for (int i = 0; i < 8; ++i) size |= uint64_t(static_cast<unsigned char>(in[i])) << (8 * i);
+  in.remove_prefix(8);
+  if (size > in.size()) return false;
   out->assign(in.substr(0, size));
   in.remove_prefix(size);
   return true;
@@ -46,43 +42,28 @@ hash128 compile_cache::key_for(const module_code &code, const std::string &arch,
   return h.digest();
 }
 
-std::filesystem::path compile_cache::path_for(const hash128 &key) const {
-  std::string hex = key.hex();
-  return folder_ / "nvrtc" / hex.substr(0, 2) / (hex + ".bin");
-}
+std::filesystem::path compile_cache::path_for(const hash128 &key) const { return cache_entry_path(folder_, "nvrtc", key); }
 
 std::optional<compile_output> compile_cache::load(const hash128 &key) const {
   if (folder_.empty()) return std::nullopt;
-  auto content = try_read_file(path_for(key));
-  if (!content || content->size() < magic.size() + 8) return std::nullopt;
-  std::string_view body(content->data(), content->size() - 8);
-  std::string_view tail(content->data() + body.size(), 8);
-  uint64_t checksum = 0;
-  if (!get_u64(tail, &checksum) || checksum != xxh3_64(body)) return std::nullopt;
-  if (!body.starts_with(magic)) return std::nullopt;
-  body.remove_prefix(magic.size());
+  auto payload = read_cache_entry(path_for(key), magic);
+  if (!payload) return std::nullopt;
+  std::string_view body(*payload);
   compile_output out;
-  uint64_t ok = 0;
-  if (!get_u64(body, &ok) || !get_blob(body, &out.cubin) || !get_blob(body, &out.ptx) || !get_blob(body, &out.log))
+  std::string ok;
+  if (!get_blob(body, &ok) || !get_blob(body, &out.cubin) || !get_blob(body, &out.ptx) || !get_blob(body, &out.log))
     return std::nullopt;
-  out.ok = ok != 0;
+  out.ok = ok == "1";
   return out;
 }
 
 void compile_cache::store(const hash128 &key, const compile_output &output) const {
   if (folder_.empty()) return;
-  std::string data(magic);
-  put_u64(data, output.ok ? 1 : 0);
-  for (const std::string *blob : {&output.cubin, &output.ptx, &output.log}) {
-    put_u64(data, blob->size());
-    data += *blob;
-  }
-  put_u64(data, xxh3_64(data));
-  try {
-    write_file_atomic(path_for(key), data, /*durable=*/false); // a torn entry fails its checksum: a miss
-  } catch (const std::exception &) {
-    // A cache that cannot be written only costs time.
-  }
+  std::string payload;
+  for (std::string_view blob : {std::string_view(output.ok ? "1" : "0"), std::string_view(output.cubin),
+                                std::string_view(output.ptx), std::string_view(output.log)})
+    put_blob(payload, blob);
+  write_cache_entry(path_for(key), magic, payload);
 }
 
 cached_compile compile_cache::compile(const module_code &code, const std::string &arch,

@@ -31,6 +31,7 @@ struct frontend_environment {
   std::string cutlass_include;        // CUTLASS's include folder for `cute`; empty: $MKB_CUTLASS_INCLUDE,
                                       // then the nvidia-cutlass package of `python`
   std::chrono::seconds time_limit{120}; // for one frontend run, as for one compilation
+  std::string cache_dir;              // where answers are remembered (the compile cache's folder); empty: nowhere
 };
 
 class dsl {

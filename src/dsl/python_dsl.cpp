@@ -10,6 +10,7 @@
 #include "core/embedded_files.hpp"
 #include "core/json_writer.hpp"
 #include "dsl/dsl.hpp"
+#include "dsl/frontend_cache.hpp"
 #include "dsl/python_frontend.hpp"
 #include "spec/problem.hpp"
 
@@ -68,7 +69,7 @@ public:
     } catch (const plan_error &e) {
       throw submission_error(fmt::format("launch plan, line {}: {}", e.line(), e.what()));
     }
-    frontend_answer answer = run_python_frontend(env, request_for(source, p, plan));
+    frontend_answer answer = run_python_frontend_cached(env, facts_.pinned, request_for(source, p, plan));
     const frontend::Response *r = answer.response();
     if (r->error()) throw submission_error(fmt::format("{} could not compile the submission:\n{}", facts_.name, r->error()->str()));
 

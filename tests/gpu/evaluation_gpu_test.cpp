@@ -1,11 +1,12 @@
-// The whole evaluation on a real GPU through the real worker: the suite's solutions pass and beat
-// their baselines, and every hostile submission in gpu/hostile gets its verdict while the host
-// process survives and the next evaluation works.
+// The whole evaluation on a real GPU through the real worker: the suite's solutions pass (and beat
+// their baselines unless declared slower), and every hostile submission in gpu/hostile gets its
+// verdict while the host process survives and the next evaluation works.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
 #include "core/files.hpp"
+#include "core/names.hpp"
 #include "mkb.h"
 #include "eval/evaluator.hpp"
 #include "spec/suite.hpp"
@@ -24,6 +25,7 @@ protected:
     evaluation_settings settings;
     settings.launch_timeout = std::chrono::seconds(5); // the endless-loop case waits this long
     settings.cache_dir = default_cache_dir().string();
+    settings.frontends.cache_dir = settings.cache_dir;
     evaluator_ = new evaluator(*pool_, settings);
   }
   static void TearDownTestSuite() {
@@ -65,17 +67,19 @@ evaluator *EvaluationGpu::evaluator_ = nullptr;
 constexpr const char *rmsnorm = "fused_add_rmsnorm_h4096_llama31_8b_bf16";
 constexpr const char *routing = "topk_softmax_routing_mixtral_8x7b_bf16";
 
-TEST_F(EvaluationGpu, EverySolutionPassesAndBeatsItsBaseline) {
+TEST_F(EvaluationGpu, EverySolutionPassesAndBeatsTheBaselineWhereDeclared) {
   for (const problem &p : problems_->problems()) {
     ASSERT_NE(p.solution_for("cuda"), nullptr) << p.id;
-    for (const auto &[dsl_name, solution] : p.solutions) {
+    for (const auto &[dsl_name, solution, beats_baseline] : p.solutions) {
       if (std::string why = unusable(dsl_name); !why.empty()) {
         std::printf("---- %s in %s: SKIPPED, %s\n", p.id.c_str(), dsl_name.c_str(), why.c_str());
         continue;
       }
       evaluation_report r = evaluate(p.id, solution, dsl_name);
       EXPECT_EQ(r.verdict, MKB_VERDICT_PASSED) << p.id << " in " << dsl_name << ": " << r.message;
-      EXPECT_GT(r.speedup, 1.0) << p.id << " in " << dsl_name;
+      std::printf("---- %s in %s: %s, %.2f us vs baseline %.2f us (%.2fx)\n", p.id.c_str(), dsl_name.c_str(),
+                  verdict_name(r.verdict), r.time_us, r.baseline_us, r.speedup);
+      if (beats_baseline) EXPECT_GT(r.speedup, 1.0) << p.id << " in " << dsl_name;
       EXPECT_EQ(r.result.submission_time.samples >= 50, true);
       EXPECT_EQ(r.result.reverified.size(), 3u);
       for (const wire::output_check &c : r.result.checks) EXPECT_TRUE(c.passed) << p.id << " " << c.name;
