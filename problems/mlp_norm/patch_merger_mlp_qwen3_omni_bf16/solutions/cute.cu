@@ -1,26 +1,49 @@
-// Measured on an H200 (2026-12-02): 1255 us against the eager baseline's 816 us (0.65x). Kept to show
-// the DSL, and declared in spec.json as slower than the baseline (beats_baseline: false): SM80 mma.sync
-// GEMMs run at about two thirds of the baseline's cuBLAS wgmma GEMMs, more than the fusion saves.
-// solutions/cuda.cu is the fast solution.
-// Qwen3-Omni vision patch merger in CuTe C++: the algorithm, rounding points and launch structure of
-// solutions/cuda.cu (LayerNorm, then two bf16 tensor-core GEMMs whose epilogues apply the bias, and GELU
-// for fc1, in registers, so neither linear's fp32 result nor the pre-GELU tensor reaches memory):
+// Qwen3-Omni vision patch merger in CuTe C++ with Hopper GMMA (wgmma) GEMMs: the algorithm, rounding
+// points and launch structure of solutions/cuda.cu (LayerNorm, then two bf16 tensor-core GEMMs whose
+// epilogues apply the bias, and GELU for fc1, in registers, so neither linear's fp32 result nor the
+// pre-GELU tensor reaches memory):
 //   1. layernorm_rows: one warp per 1152-wide patch row, fp32 statistics (mean, then the biased variance
 //      of the centred values), bf16 out: the [merged, 4608] view; CuTe 128-bit copies of 8-column chunks.
 //   2. fc1_gelu: g = bf16(gelu(bf16(xn @ W1^T + b1))), erf GELU in fp32 on the rounded linear output.
 //   3. fc2_bias: out = bf16(g @ W2^T + b2).
-// GEMM (both): 128 x 256 x 32 block tiles, 256 threads, a 4-stage cp.async pipeline (CuTe TiledCopy of
-// 16-byte SM80 cp.async) into XOR-swizzled shared tiles (Swizzle<2,3,3> over 8 x 32 atoms), ldmatrix
-// fragment loads (CuTe SM75_U32x4_LDSM_N copies retiled to the MMA), and a CuTe TiledMMA of the SM80
-// m16n8k16 bf16 atom (fp32 accumulation), 8 warps as 2 (M) x 4 (N), each warp 64 x 64. One CTA per
-// 128 x 256 output tile, grouped rasterization (8 row tiles per group) for L2 reuse of A and B.
-// Where cuda.cu uses Hopper wgmma (persistent, warp-specialized), this port uses the SM80 mma.sync atom
-// through CuTe (the safe choice for an untested port).
-// Shapes: merged = 6272 = 49 * 128 (rows past M would be clamped on load and skipped on store);
-// 4608 = 18 * 256 = 144 * 32, 2048 = 8 * 256.
-// Compile-checked only (no GPU run by the author). Expected speed: slower than cuda.cu's wgmma GEMMs
-// (mma.sync reaches roughly 60-70% of Hopper's wgmma rate), roughly 1.3-1.6x cuda.cu's time.
+// GEMM (both; C[M, N] = A[M, K] . B[N, K]^T, A and B K-major): persistent and warp-specialized, the
+// scheme of cuda.cu written with CuTe. 384 threads: warpgroup 0 produces, warpgroups 1 and 2 consume.
+// A CTA loops over 128 x 256 output tiles (t = blockIdx.x, + gridDim.x, ...; grouped rasterization of
+// 8 row tiles per group for L2 reuse of A and B). K advances in 64-element steps through a 4-stage
+// shared-memory ring (A 128 x 64 and B 256 x 64 bf16 per stage, 48 KiB; 192 KiB in all):
+//   - shared tiles: tile_to_shape(GMMA::Layout_K_SW128_Atom<bf16>, (rows, 64, 4)): 128-byte rows with
+//     the 128-byte swizzle, the canonical K-major layout the GMMA descriptors describe;
+//   - producer (128 threads): waits for empty[s], moves the step's A and B tiles in 16-byte SM80 cp.async
+//     chunks (CuTe's SM80_CP_ASYNC_CACHEGLOBAL; 16 rows x 8 chunks per pass, 8 threads per 128-byte row)
+//     to their places in the swizzled slot (addresses from the swizzled CuTe shared tensors), then binds
+//     its copies to full[s] with cp.async.mbarrier.arrive.noinc (full[s] expects 128 arrivals), so no
+//     thread waits on its own copies; A rows past M are clamped to row M - 1 on load (never stored);
+//   - consumers: a CuTe TiledMMA of SM90_64x256x16_F32BF16BF16_SS (both operands K-major in shared memory,
+//     fp32 accumulation), 2 warpgroups along M, each 64 x 256 (128 fp32 accumulators per thread);
+//     fragments are GMMA descriptors (partition_fragment_A/B of the shared tensors). Per step: wait for
+//     full[s], 4 wgmmas (k = 16 each) in one commit group, keep one group in flight (warpgroup_wait<1>),
+//     then release the previous step's slot (empty[] expects 256 arrivals: every consumer thread).
+//   - the step counter runs across tiles, so the producer fills the next tile's first slots while the
+//     consumers run the epilogue: bias (+ GELU), bf16 pairs stored straight from the accumulators, whose
+//     (row, col) come from thr_mma.partition_C of an identity tensor.
+// Registers: the producer warpgroup drops to 40 per thread, the consumers rise to 232 (setmaxnreg);
+// ptxas (sm_90a): 168 registers at launch, no spills; HGMMA.64x256x16 in both GEMM kernels.
+// Checked on the host with CuTe before its first GPU run: the accumulator (row, col) of every consumer thread and
+// value (partition_C of an identity tensor) equals cuda.cu's wgmma formula and covers the tile once; the
+// shared placement of every element equals cuda.cu's (chunk c of row r at c ^ (r % 8)); the producer's
+// chunk addresses cover each stage once at the tensors' own addresses; the GMMA descriptors equal
+// cuda.cu's (LBO 16 B, SBO 1024 B, 128-byte swizzle; + 32 B per k16, + 16/32 KiB per stage).
+// Shapes: N % 256 == 0 and K % 64 == 0 (4608 = 18 * 256 = 72 * 64, 2048 = 8 * 256); M = 6272 = 49 * 128.
+// The GEMM grids are 132 persistent CTAs (one ~194 KiB CTA per SM).
+// Measured on an H200 (2026-12-03): 711 us against the eager baseline's 850 us (1.20x); cuda.cu, the same
+// scheme in raw PTX, ran at 643 us in the same session.
 #include <cute/tensor.hpp>
+#include <cute/atom/mma_atom.hpp>
+#include <cute/atom/copy_atom.hpp>
+#include <cute/arch/mma_sm90.hpp>
+#include <cute/arch/copy_sm80.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/arch/reg_reconfig.h>
 #include <cutlass/numeric_types.h>
 
 using namespace cute;
@@ -89,142 +112,167 @@ layernorm_rows(const bf16 *__restrict__ x, const bf16 *__restrict__ gamma, const
   }
 }
 
-namespace g80 {
-constexpr int BM = 128, BN = 256, BK = 32, STAGES = 4, THREADS = 256;
-// Shared tiles (rows, 32 k, stage) from 8 x 32 atoms (64-byte rows) with the XOR swizzle of 16-byte chunks
-// that makes both the cp.async writes and the ldmatrix reads conflict-free.
-using SmemAtom = decltype(composition(Swizzle<2, 3, 3>{}, Layout<Shape<_8, _32>, Stride<_32, _1>>{}));
+namespace g90 {
+constexpr int BM = 128, BN = 256, BK = 64, STAGES = 4;
+constexpr int THREADS = 384;          // producer warpgroup + 2 consumer warpgroups
+constexpr int PRODUCER_THREADS = 128; // full[s] arrivals per phase
+constexpr int CONSUMER_THREADS = 256; // empty[s] arrivals per phase
+constexpr int kGroupM = 8;            // rasterization: 8 row tiles per group
+
+// Shared tiles (rows, 64 k, stage): the 8 x 64 K-major 128-byte-swizzle GMMA atom (16-byte chunk c of
+// row r stored at chunk c ^ (r % 8), rows 128 bytes apart, 8-row groups 1024 bytes apart), stacked along
+// the rows, then the stages.
+using SmemAtom = GMMA::Layout_K_SW128_Atom<bf16>;
 using SmemA = decltype(tile_to_shape(SmemAtom{}, Shape<Int<BM>, Int<BK>, Int<STAGES>>{}));
 using SmemB = decltype(tile_to_shape(SmemAtom{}, Shape<Int<BN>, Int<BK>, Int<STAGES>>{}));
-constexpr int A_ELEMS = BM * BK * STAGES; // 16384
-constexpr int B_ELEMS = BN * BK * STAGES; // 32768
-constexpr int SMEM_BYTES = (A_ELEMS + B_ELEMS) * 2; // 98304: the plan's shared()
-static_assert(SMEM_BYTES == 98304, "plan shared() size");
+constexpr int A_ELEMS = cosize_v<SmemA>; // 32768 (16 KiB per stage)
+constexpr int B_ELEMS = cosize_v<SmemB>; // 65536 (32 KiB per stage)
+static_assert(A_ELEMS == BM * BK * STAGES && B_ELEMS == BN * BK * STAGES, "dense shared tiles");
+constexpr int SMEM_BYTES = (A_ELEMS + B_ELEMS) * 2 + 1024; // the ring plus 1024 bytes of alignment slack
+static_assert(SMEM_BYTES == 4 * 49152 + 1024, "the plans' shared()");
 
-// Global -> shared: 256 threads as 64 rows x 4 chunks of 8 bf16 (a pass moves 64 rows x 32 k).
-using G2S = decltype(make_tiled_copy(Copy_Atom<SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, bf16>{},
-                                     Layout<Shape<_64, _4>, Stride<_4, _1>>{}, Layout<Shape<_1, _8>>{}));
-// 8 warps as 2 (M) x 4 (N); a 32 x 64 MMA tile (each warp 16 x 16 of it: 1 x 2 atoms), repeated 4 x 4
-// times over the 128 x 256 block tile: each warp owns 64 x 64 outputs.
-using MMA = decltype(make_tiled_mma(SM80_16x8x16_F32BF16BF16F32_TN{},
-                                    Layout<Shape<_2, _4, _1>, Stride<_4, _1, _0>>{}, Tile<_32, _64, _16>{}));
+// Global -> shared (producer warpgroup, 128 threads): thread tid moves the 16-byte chunks (rows r0 + 16 i,
+// k0 .. k0 + 7) with r0 = tid / 8, k0 = 8 (tid % 8): A 8 chunks, B 16 per step, with SM80 cp.async (CuTe's
+// SM80_CP_ASYNC_CACHEGLOBAL). The chunk's place is the address of element (r0, k0, 0) of the swizzled
+// shared tensor, plus 16 i rows (16 i BK elements) and s stages: the 128-byte swizzle permutes the 16-byte
+// chunks of a row by (byte address bits 7..9) = row % 8, which adding 16 rows (2048 bytes) or a stage
+// (16 or 32 KiB) leaves alone, and keeps each chunk's 8 elements contiguous (checked on the host against
+// the tensors for every thread, pass, stage and element with a 1024-byte-aligned base).
 
-// One 128 x 256 tile of C = A[M, K] . B[N, K]^T (both K-contiguous, row strides K) at rows m0, columns n0;
-// K % 32 == 0, B has at least n0 + 256 rows; A rows at or past M are clamped to M - 1 on load.
-// Returns the accumulator fragment; tCc gives each element's (row, col) in the tile.
-template <class Acc>
-__device__ __forceinline__ void mainloop(const bf16 *__restrict__ A, const bf16 *__restrict__ B, int M, int K, int m0,
-                                         int n0, bf16 *smem, Acc &acc) {
-  const int tid = threadIdx.x;
-  const int KT = K / BK;
-  Tensor mA = make_tensor(make_gmem_ptr(A), make_layout(make_shape(M, K), make_stride((int64_t)K, _1{})));
-  Tensor mB = make_tensor(make_gmem_ptr(B + (int64_t)n0 * K), make_layout(make_shape(Int<BN>{}, K), make_stride((int64_t)K, _1{})));
-  Tensor gB = local_tile(mB, Shape<Int<BN>, Int<BK>>{}, make_coord(0, _)); // (256, 32, KT)
-  Tensor sA = make_tensor(make_smem_ptr(smem), SmemA{});                    // (128, 32, STAGES)
-  Tensor sB = make_tensor(make_smem_ptr(smem + A_ELEMS), SmemB{});          // (256, 32, STAGES)
+// 2 consumer warpgroups along M, each one m64n256k16 GMMA (64 x 256 of the tile); both operands K-major
+// from shared memory (SS).
+using MMA = decltype(make_tiled_mma(SM90_64x256x16_F32BF16BF16_SS<GMMA::Major::K, GMMA::Major::K>{},
+                                    Layout<Shape<_2, _1, _1>>{}));
+static_assert(size(MMA{}) == CONSUMER_THREADS, "two consumer warpgroups");
 
-  G2S g2s;
-  auto thr_g2s = g2s.get_slice(tid);
-  Tensor tBgB = thr_g2s.partition_S(gB); // (CPY, 4, 1, KT)
-  Tensor tBsB = thr_g2s.partition_D(sB); // (CPY, 4, 1, STAGES)
-  Tensor tAsA = thr_g2s.partition_D(sA); // (CPY, 2, 1, STAGES)
-  // A rows: clamped (rows past M load row M - 1; their results are never stored).
-  Tensor cA = thr_g2s.partition_S(make_identity_tensor(Shape<Int<BM>, Int<BK>>{})); // (CPY, 2, 1) -> (r, k)
-  const bf16 *a_src[size<1>(cA)];
-  CUTE_UNROLL
-  for (int i = 0; i < size<1>(cA); ++i) {
-    const int r = min(m0 + get<0>(cA(0, i, 0)), M - 1);
-    a_src[i] = &mA(r, get<1>(cA(0, i, 0)));
-  }
-  auto load_stage = [&](int stage, int kt) {
-    CUTE_UNROLL
-    for (int i = 0; i < size<1>(cA); ++i) {
-      // one 16-byte chunk: 8 contiguous bf16 of a clamped A row
-      copy(Copy_Atom<SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, bf16>{},
-           make_tensor(make_gmem_ptr(a_src[i] + kt * BK), Layout<Shape<_8>>{}), tAsA(_, i, 0, stage));
-    }
-    copy(g2s, tBgB(_, _, _, kt), tBsB(_, _, _, stage));
-  };
-
-  MMA mma;
-  auto thr_mma = mma.get_slice(tid);
-  Tensor tCrA = thr_mma.partition_fragment_A(sA(_, _, 0)); // (MMA, 4, 2)
-  Tensor tCrB = thr_mma.partition_fragment_B(sB(_, _, 0)); // (MMA, 8, 2)
-  auto s2rA = make_tiled_copy_A(Copy_Atom<SM75_U32x4_LDSM_N, bf16>{}, mma);
-  auto thr_s2rA = s2rA.get_slice(tid);
-  Tensor tXsA = thr_s2rA.partition_S(sA); // (CPY, 4, 2, STAGES)
-  Tensor tXrA = thr_s2rA.retile_D(tCrA);
-  auto s2rB = make_tiled_copy_B(Copy_Atom<SM75_U32x4_LDSM_N, bf16>{}, mma);
-  auto thr_s2rB = s2rB.get_slice(tid);
-  Tensor tXsB = thr_s2rB.partition_S(sB); // (CPY, 4, 2, STAGES)
-  Tensor tXrB = thr_s2rB.retile_D(tCrB);
-
-  CUTE_UNROLL
-  for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < KT) load_stage(s, s);
-    cp_async_fence();
-  }
-  for (int kt = 0; kt < KT; ++kt) {
-    cp_async_wait<STAGES - 2>(); // tile kt has landed (one group is committed per iteration)
-    __syncthreads();             // ... for every thread, and the slot of tile kt - 1 is free again
-    {
-      const int next = kt + STAGES - 1;
-      if (next < KT) load_stage(next % STAGES, next);
-      cp_async_fence();
-    }
-    const int stage = kt % STAGES;
-    CUTE_UNROLL
-    for (int kb = 0; kb < size<2>(tCrA); ++kb) {
-      copy(s2rA, tXsA(_, _, kb, stage), tXrA(_, _, kb));
-      copy(s2rB, tXsB(_, _, kb, stage), tXrB(_, _, kb));
-      gemm(mma, tCrA(_, _, kb), tCrB(_, _, kb), acc);
-    }
-  }
-  cp_async_wait<0>(); // only empty groups remain; drain them before exit
-}
-} // namespace g80
-
-constexpr int kGroupM = 8; // rasterization: 8 row tiles per group
-
-// C = bf16(A @ B^T + bias), or with GELU: bf16(gelu(bf16(A @ B^T + bias))). One 128 x 256 tile per CTA:
-// tile blockIdx.x -> (row tile, column tile) in groups of kGroupM row tiles, row tile fastest inside a
-// group, so the CTAs running at the same time share a few A row blocks and B column blocks in L2.
-template <bool GELU>
-__device__ __forceinline__ void gemm_bias(const bf16 *__restrict__ A, const bf16 *__restrict__ B,
-                                          const bf16 *__restrict__ bias, bf16 *__restrict__ C, int M, int N, int K) {
-  extern __shared__ uint128_t smem_raw[];
-  bf16 *smem = reinterpret_cast<bf16 *>(smem_raw);
-  const int mt = (M + g80::BM - 1) / g80::BM, nt = N / g80::BN;
-  const int t = blockIdx.x;
+// Tile t -> (row tile, column tile): groups of kGroupM row tiles, row tile fastest inside a group.
+__device__ __forceinline__ void tile_coords(int t, int mt, int nt, int &m_tile, int &n_tile) {
   const int group = t / (kGroupM * nt);
   const int first_m = group * kGroupM;
   const int group_m = min(mt - first_m, kGroupM);
   const int local = t - group * (kGroupM * nt);
-  const int m0 = (first_m + local % group_m) * g80::BM;
-  const int n0 = (local / group_m) * g80::BN;
+  m_tile = first_m + local % group_m;
+  n_tile = local / group_m;
+}
+} // namespace g90
 
-  g80::MMA mma;
-  auto thr_mma = mma.get_slice(threadIdx.x);
-  auto tile = Shape<Int<g80::BM>, Int<g80::BN>>{};
-  Tensor acc = partition_fragment_C(mma, tile); // (MMA, 4, 8)
-  clear(acc);
-  g80::mainloop(A, B, M, K, m0, n0, smem, acc);
+// C = bf16(A @ B^T + bias), or with GELU: bf16(gelu(bf16(A @ B^T + bias))).
+template <bool GELU>
+__device__ __forceinline__ void gemm_bias(const bf16 *__restrict__ A, const bf16 *__restrict__ B,
+                                          const bf16 *__restrict__ bias, bf16 *__restrict__ C, int M, int N, int K) {
+  using namespace g90;
+  extern __shared__ uint128_t smem_raw[];
+  __shared__ alignas(8) uint64_t bars[2 * STAGES]; // full[0..3], empty[0..3]
+  uint64_t *full = bars, *empty = bars + STAGES;
+  // 1024-byte alignment of the ring (shared-window address), as the 128-byte swizzle requires.
+  const uint32_t pad = (1024u - (cast_smem_ptr_to_uint(smem_raw) & 1023u)) & 1023u;
+  bf16 *smem = reinterpret_cast<bf16 *>(reinterpret_cast<char *>(smem_raw) + pad);
+  Tensor sA = make_tensor(make_smem_ptr(smem), SmemA{});           // (128, 64, STAGES)
+  Tensor sB = make_tensor(make_smem_ptr(smem + A_ELEMS), SmemB{}); // (256, 64, STAGES)
 
-  // Accumulator atom (i, j): values 0, 1 at (row, col), (row, col + 1); values 2, 3 at row + 8.
-  Tensor tCc = thr_mma.partition_C(make_identity_tensor(tile)); // (MMA, 4, 8) -> (row, col) in the tile
-  Tensor gC = make_tensor(make_gmem_ptr(C), make_layout(make_shape(M, N), make_stride((int64_t)N, _1{})));
-  CUTE_UNROLL
-  for (int i = 0; i < size<1>(acc); ++i) {
+  if (threadIdx.x == 0) {
     CUTE_UNROLL
-    for (int h = 0; h < 2; ++h) {
-      const int row = m0 + get<0>(tCc(2 * h, i, 0));
-      if (row >= M) continue;
+    for (int s = 0; s < STAGES; ++s) {
+      cutlass::arch::ClusterBarrier::init(&full[s], PRODUCER_THREADS);
+      cutlass::arch::ClusterBarrier::init(&empty[s], CONSUMER_THREADS);
+    }
+    cutlass::arch::fence_barrier_init();
+  }
+  __syncthreads();
+
+  const int mt = (M + BM - 1) / BM, nt = N / BN, tiles = mt * nt;
+  const int KT = K / BK;
+  const int warpgroup = threadIdx.x / 128;
+
+  if (warpgroup == 0) {
+    // ---------------- producer ----------------
+    cutlass::arch::warpgroup_reg_dealloc<40>();
+    const int tid = threadIdx.x; // 0..127
+    // This thread's chunks: rows r0 + 16 i of the tile, 8 bf16 (16 bytes) at k0 (8 threads read one 128-byte
+    // row segment; a warp reads 4 rows); their shared addresses come from the swizzled CuTe tensors (see above).
+    const int r0 = tid / 8, k0 = (tid % 8) * 8;
+    bf16 *const dA0 = &sA(r0, k0, 0); // this thread's chunk of pass 0, stage 0 (swizzled address)
+    bf16 *const dB0 = &sB(r0, k0, 0);
+    const int64_t b_step = (int64_t)16 * K; // 16 rows of B
+    uint32_t it = 0; // global step counter (continues across tiles)
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      int m_tile, n_tile;
+      tile_coords(t, mt, nt, m_tile, n_tile);
+      const int m0 = m_tile * BM, n0 = n_tile * BN;
+      for (int kt = 0; kt < KT; ++kt, ++it) {
+        const int s = it % STAGES;
+        // Slot s is free once the consumers released its previous use (step it - STAGES).
+        if (it >= (uint32_t)STAGES) cutlass::arch::ClusterBarrier::wait(&empty[s], ((it / STAGES) - 1) & 1);
+        const int kg = kt * BK + k0;
+        uint128_t *dA = reinterpret_cast<uint128_t *>(dA0 + s * (BM * BK));
+        uint128_t *dB = reinterpret_cast<uint128_t *>(dB0 + s * (BN * BK));
+        // Rolled loops (running pointers) keep the producer within its 40 registers.
+#pragma unroll 2
+        for (int i = 0; i < BM / 16; ++i) {
+          // A row clamped to M - 1 (rows past M are loaded but never stored)
+          const int row = min(m0 + r0 + 16 * i, M - 1);
+          SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>::copy(*reinterpret_cast<const uint128_t *>(A + (int64_t)row * K + kg),
+                                                     dA[i * (16 * BK / 8)]);
+        }
+        const bf16 *srcB = B + (int64_t)(n0 + r0) * K + kg;
+#pragma unroll 2
+        for (int i = 0; i < BN / 16; ++i, srcB += b_step)
+          SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>::copy(*reinterpret_cast<const uint128_t *>(srcB), dB[i * (16 * BK / 8)]);
+        // full[s] receives this thread's arrival once all its copies above have landed.
+        cutlass::arch::cpasync_barrier_arrive_noinc(&full[s]);
+      }
+    }
+    // Drain this thread's last copies before it exits (their full[] arrivals still fire).
+    cp_async_wait<0>();
+  } else {
+    // ---------------- consumers ----------------
+    cutlass::arch::warpgroup_reg_alloc<232>();
+    const int ct = threadIdx.x - 128; // 0..255: warpgroup ct / 128 owns tile rows 64 (ct / 128) ..
+    MMA mma;
+    auto thr_mma = mma.get_slice(ct);
+    Tensor tCrA = thr_mma.partition_fragment_A(sA); // (MMA, 1, 4, STAGES) GMMA descriptors
+    Tensor tCrB = thr_mma.partition_fragment_B(sB); // (MMA, 1, 4, STAGES)
+    auto tile = Shape<Int<BM>, Int<BN>>{};
+    Tensor acc = partition_fragment_C(mma, tile); // (MMA, 1, 1): 128 fp32 per thread
+    // (row, col) in the tile of each accumulator element.
+    Tensor tCc = thr_mma.partition_C(make_identity_tensor(tile)); // (MMA, 1, 1) -> (row, col)
+    static_assert(size(decltype(acc){}) == 128, "64 x 256 per warpgroup");
+    Tensor gC = make_tensor(make_gmem_ptr(C), make_layout(make_shape(M, N), make_stride((int64_t)N, _1{})));
+
+    uint32_t it = 0;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      int m_tile, n_tile;
+      tile_coords(t, mt, nt, m_tile, n_tile);
+      const int m0 = m_tile * BM, n0 = n_tile * BN;
+      mma.accumulate_ = GMMA::ScaleOut::Zero; // the tile's first wgmma overwrites the accumulators
+      for (int kt = 0; kt < KT; ++kt, ++it) {
+        const int s = it % STAGES;
+        cutlass::arch::ClusterBarrier::wait(&full[s], (it / STAGES) & 1); // every chunk of step it landed
+        cutlass::arch::fence_view_async_shared(); // the cp.async (generic proxy) data, seen by wgmma
+        warpgroup_fence_operand(acc);
+        warpgroup_arrive();
+        CUTE_UNROLL
+        for (int kb = 0; kb < size<2>(tCrA); ++kb) { // 4 x k16 along the 128-byte swizzled rows
+          cute::gemm(mma, tCrA(_, _, kb, s), tCrB(_, _, kb, s), acc);
+          mma.accumulate_ = GMMA::ScaleOut::One;
+        }
+        warpgroup_commit_batch();
+        warpgroup_wait<1>(); // step it - 1 has completed; step it may still run
+        warpgroup_fence_operand(acc);
+        if (kt > 0) cutlass::arch::ClusterBarrier::arrive(&empty[(it - 1) % STAGES]); // its slot may be refilled
+      }
+      warpgroup_wait<0>();
+      warpgroup_fence_operand(acc);
+      cutlass::arch::ClusterBarrier::arrive(&empty[(it - 1) % STAGES]); // the tile's last slot
+
+      // Epilogue. GMMA accumulator pairs (2 v, 2 v + 1) sit at (row, col), (row, col + 1), col even.
       CUTE_UNROLL
-      for (int j = 0; j < size<2>(acc); ++j) {
-        const int col = n0 + get<1>(tCc(2 * h, i, j));
+      for (int v = 0; v < size(acc); v += 2) {
+        const int row = m0 + get<0>(tCc(v));
+        const int col = n0 + get<1>(tCc(v));
         const uint32_t bb = __ldg(reinterpret_cast<const unsigned *>(bias + col)); // bias[col], bias[col + 1]
-        float v0 = acc(2 * h, i, j) + float(bf16::bitcast(uint16_t(bb & 0xffffu)));
-        float v1 = acc(2 * h + 1, i, j) + float(bf16::bitcast(uint16_t(bb >> 16)));
+        float v0 = acc(v) + float(bf16::bitcast(uint16_t(bb & 0xffffu)));
+        float v1 = acc(v + 1) + float(bf16::bitcast(uint16_t(bb >> 16)));
         if constexpr (GELU) {
           // the linear's output is rounded to bf16 first, then the erf GELU runs in fp32 on it
           v0 = float(bf16(v0));
@@ -233,31 +281,34 @@ __device__ __forceinline__ void gemm_bias(const bf16 *__restrict__ A, const bf16
           v1 = 0.5f * v1 * (1.0f + erff(v1 * 0.70710678118654752f));
         }
         const uint32_t pair = uint32_t(bf16(v0).raw()) | (uint32_t(bf16(v1).raw()) << 16); // col, col + 1
-        *reinterpret_cast<uint32_t *>(&gC(row, col)) = pair;
+        if (row < M) *reinterpret_cast<uint32_t *>(&gC(row, col)) = pair;
       }
     }
   }
 }
 
-extern "C" __global__ void __launch_bounds__(g80::THREADS, 1)
+extern "C" __global__ void __launch_bounds__(g90::THREADS, 1)
 fc1_gelu(const bf16 *__restrict__ xn, const bf16 *__restrict__ w1, const bf16 *__restrict__ b1,
          bf16 *__restrict__ g, int M, int N, int K) {
   gemm_bias<true>(xn, w1, b1, g, M, N, K);
 }
 
-extern "C" __global__ void __launch_bounds__(g80::THREADS, 1)
+extern "C" __global__ void __launch_bounds__(g90::THREADS, 1)
 fc2_bias(const bf16 *__restrict__ g, const bf16 *__restrict__ w2, const bf16 *__restrict__ b2,
          bf16 *__restrict__ out, int M, int N, int K) {
   gemm_bias<false>(g, w2, b2, out, M, N, K);
 }
 
+// The GEMM grids are 132 persistent CTAs (the H100/H200 SM count; one 194 KiB CTA fits per SM): fc1 has
+// 49 x 18 = 882 tiles, fc2 49 x 8 = 392. shared(): 4 stages x 48 KiB + 1024 bytes of alignment slack
+// (the 64 bytes of mbarriers are static shared memory).
 /* mkb:plan
 scratch xn bf16[merged * merged_hidden]
 scratch g bf16[merged * merged_hidden]
 launch layernorm_rows grid(ceil_div(merged * 4, 8)) block(256)
   args(x, ln_weight, ln_bias, xn, i32(merged * 4), f32(eps))
-launch fc1_gelu grid(ceil_div(merged, 128) * (merged_hidden / 256)) block(256) shared(98304)
+launch fc1_gelu grid(min(132, ceil_div(merged, 128) * (merged_hidden / 256))) block(384) shared(4 * 49152 + 1024)
   args(xn, fc1_weight, fc1_bias, g, i32(merged), i32(merged_hidden), i32(merged_hidden))
-launch fc2_bias grid(ceil_div(merged, 128) * (out_hidden / 256)) block(256) shared(98304)
+launch fc2_bias grid(min(132, ceil_div(merged, 128) * (out_hidden / 256))) block(384) shared(4 * 49152 + 1024)
   args(g, fc2_weight, fc2_bias, out, i32(merged), i32(out_hidden), i32(merged_hidden))
 */
