@@ -228,11 +228,17 @@ flatbuffers::Offset<EvaluateResult> encode(flatbuffers::FlatBufferBuilder &b, co
     audit = CreateAudit(b, b.CreateVector(degenerate), b.CreateVector(sensitivity), r.audit.empty_launch_us,
                         r.audit.baseline_launches);
   }
+  const contention_info &c = r.contention;
+  std::vector<flatbuffers::Offset<flatbuffers::String>> busy;
+  for (const std::string &seen : c.busy) busy.push_back(b.CreateString(seen));
+  auto contention = CreateContention(b, c.checked, b.CreateString(c.unavailable), c.contended, c.discarded_timings,
+                                     b.CreateVector(busy));
   return CreateEvaluateResult(b, r.verdict, b.CreateString(r.detail), b.CreateString(r.stage), mismatch,
                               b.CreateVector(checks), encode_timing(b, r.submission_time),
                               encode_timing(b, r.baseline_time), r.seed, b.CreateVector(r.draw_seeds),
                               b.CreateVector(r.reverified), clocks, phases, b.CreateVector(compiles),
-                              encode(b, r.device), r.infrastructure_error, r.worker_must_exit, audit);
+                              encode(b, r.device), r.infrastructure_error, r.worker_must_exit, audit, r.gpu_wait_ms,
+                              contention);
 }
 
 evaluation_result decode(const EvaluateResult &r) {
@@ -286,6 +292,12 @@ evaluation_result decode(const EvaluateResult &r) {
       }
     out.audit.empty_launch_us = a->empty_launch_us();
     out.audit.baseline_launches = a->baseline_launches();
+  }
+  out.gpu_wait_ms = r.gpu_wait_ms();
+  if (const Contention *c = r.contention()) {
+    out.contention = {c->checked(), str(c->unavailable()), c->contended(), c->discarded_timings(), {}};
+    if (c->busy())
+      for (const flatbuffers::String *seen : *c->busy()) out.contention.busy.push_back(seen->str());
   }
   return out;
 }

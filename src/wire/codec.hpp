@@ -112,6 +112,14 @@ struct phase_times {
   double compile_ms = 0, load_ms = 0, correctness_ms = 0, timing_ms = 0, total_ms = 0, gpu_busy_ms = 0, generation_ms = 0;
 };
 
+struct contention_info {
+  bool checked = false;
+  std::string unavailable;
+  bool contended = false;
+  int discarded_timings = 0;
+  std::vector<std::string> busy;
+};
+
 struct compile_info {
   std::string role;
   bool cache_hit = false;
@@ -136,6 +144,8 @@ struct evaluation_result {
   bool infrastructure_error = false;
   bool worker_must_exit = false;
   audit_result audit;
+  double gpu_wait_ms = 0;
+  contention_info contention;
 };
 
 flatbuffers::Offset<DeviceInfo> encode(flatbuffers::FlatBufferBuilder &b, const device_info &d);
