@@ -6,12 +6,15 @@
 //   accuracy    the reported median against an events-only, L2-flushed loop around the same kernel in
 //               this process
 //   spread      the median of `mkb check` run in N separate processes
+//   shared GPU  four `mkb check` processes at once against four one after another: medians, speedups
+//               and wall time (they take turns through the host's GPU lock)
 //
 // Usage: mkb_bench_evaluation [--problem ID] [--processes N]. Needs a GPU for all but the compile part.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -154,24 +157,54 @@ CUdeviceptr lookup_name(const std::vector<std::string> &names, const worker::buf
   return 0;
 }
 
-std::vector<double> medians_in_processes(const std::string &problem_id, const std::string &file, int processes) {
+// `count` runs of `mkb check --json`, one after another or all at once: what each printed, and the
+// wall time of all of them.
+struct check_runs {
+  std::vector<std::string> outputs;
+  double wall_ms = 0;
+};
+
+check_runs run_checks(const std::string &problem_id, const std::string &file, int count, bool at_once) {
   std::string mkb = (std::filesystem::canonical("/proc/self/exe").parent_path() / "mkb").string();
-  std::vector<double> medians;
-  for (int i = 0; i < processes; ++i) {
-    std::string command = fmt::format("'{}' check --problem {} --dsl cuda '{}' --json", mkb, problem_id, file);
-    FILE *pipe = popen(command.c_str(), "r");
+  std::string command = fmt::format("'{}' check --problem {} --dsl cuda '{}' --json", mkb, problem_id, file);
+  auto read_all = [](FILE *pipe) {
     std::string out;
     char buffer[4096];
     while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
     pclose(pipe);
-    size_t pos = out.find("\"time_us\":");
-    if (pos == std::string::npos) {
-      fmt::print("  process {} gave no time:\n{}\n", i, out.substr(0, 2000));
-      continue;
-    }
-    medians.push_back(std::stod(out.substr(pos + 10)));
+    return out;
+  };
+  check_runs runs;
+  auto start = clock_type::now();
+  if (at_once) {
+    std::vector<FILE *> pipes;
+    for (int i = 0; i < count; ++i) pipes.push_back(popen(command.c_str(), "r"));
+    for (FILE *pipe : pipes) runs.outputs.push_back(read_all(pipe)); // reports fit in a pipe's buffer
+  } else {
+    for (int i = 0; i < count; ++i) runs.outputs.push_back(read_all(popen(command.c_str(), "r")));
   }
-  return medians;
+  runs.wall_ms = ms_since(start);
+  return runs;
+}
+
+// The first value of a report's own field `name` in its JSON; NaN when absent.
+double json_number(const std::string &report, const std::string &name) {
+  size_t at = report.find("\"" + name + "\":");
+  return at == std::string::npos ? NAN : std::strtod(report.c_str() + at + name.size() + 3, nullptr);
+}
+
+std::vector<double> field_of(const check_runs &runs, const std::string &name) {
+  std::vector<double> values;
+  for (const std::string &out : runs.outputs)
+    if (double v = json_number(out, name); std::isfinite(v)) values.push_back(v);
+    else fmt::print("  a process gave no {}:\n{}\n", name, out.substr(0, 2000));
+  return values;
+}
+
+double largest_deviation(const std::vector<double> &values, double reference) {
+  double worst = 0;
+  for (double v : values) worst = std::max(worst, std::abs(v / reference - 1));
+  return worst;
 }
 
 std::string verdict_name_of(const evaluation_report &r) { return r.message.substr(0, r.message.find(':')); }
@@ -219,7 +252,7 @@ int main(int argc, char **argv) {
   fmt::print("spread across {} processes (mkb check)\n", processes);
   std::string file = std::filesystem::temp_directory_path() / "mkb-bench-solution.cu";
   write_file_atomic(file, source);
-  std::vector<double> medians = medians_in_processes(problem_id, file, processes);
+  std::vector<double> medians = field_of(run_checks(problem_id, file, processes, false), "time_us");
   if (!medians.empty()) {
     sample_summary s = summarize(medians);
     std::string list;
@@ -227,6 +260,28 @@ int main(int argc, char **argv) {
     row("medians (us)", list);
     double spread = (s.max - s.min) / s.median;
     row("(max - min) / median", fmt::format("{:.3f}%", 100 * spread), "<= 0.5%", spread <= 0.005);
+  }
+
+  constexpr int sharing = 4;
+  fmt::print("shared GPU: {} mkb check processes at once against {} one after another\n", sharing, sharing);
+  check_runs alone = run_checks(problem_id, file, sharing, false);
+  check_runs together = run_checks(problem_id, file, sharing, true);
+  std::vector<double> alone_us = field_of(alone, "time_us"), alone_speedup = field_of(alone, "speedup");
+  std::vector<double> together_us = field_of(together, "time_us"), together_speedup = field_of(together, "speedup");
+  if (!alone_us.empty() && together_us.size() == sharing) {
+    double median_dev = largest_deviation(together_us, summarize(alone_us).median);
+    double speedup_dev = largest_deviation(together_speedup, summarize(alone_speedup).median);
+    std::string list;
+    for (size_t i = 0; i < together_us.size(); ++i) list += fmt::format("{:.2f} ({:.2f}x) ", together_us[i], together_speedup[i]);
+    row("concurrent medians (us)", list);
+    row("largest deviation of a concurrent median", fmt::format("{:.2f}%", 100 * median_dev), "<= 1%", median_dev <= 0.01);
+    row("largest deviation of a concurrent speedup", fmt::format("{:.2f}%", 100 * speedup_dev), "<= 1%", speedup_dev <= 0.01);
+    row("wall time, at once / one after another", fmt::format("{:.0f} / {:.0f} ms = {:.2f}", together.wall_ms, alone.wall_ms,
+                                                                together.wall_ms / alone.wall_ms));
+    std::vector<double> waits = field_of(together, "gpu_wait_ms");
+    if (!waits.empty())
+      row("queued for the GPU, at once (ms, each)", fmt::format("{:.0f} .. {:.0f}", *std::min_element(waits.begin(), waits.end()),
+                                                             *std::max_element(waits.begin(), waits.end())));
   }
   return 0;
 }

@@ -187,6 +187,12 @@ typedef struct mkb_open_options {
                                     $XDG_CACHE_HOME/mkb, then ~/.cache/mkb */
   const char *python;            /* interpreter for Python DSL frontends; NULL: MKB_PYTHON, then
                                     "python3" */
+
+  /* Later additions: read only when struct_size covers them. */
+  const char *gpu_lock_dir;      /* the host's folder of GPU locks, shared by every process that
+                                    evaluates on this host: one evaluation at a time per GPU, in
+                                    arrival order (docs/CONTRACT.md). It must exist and be writable.
+                                    NULL: MKB_GPU_LOCK_DIR, then /tmp/mkb-gpu-locks (created) */
 } mkb_open_options;
 
 /* Fills *options with the defaults (every field zero or NULL) and sets struct_size.
@@ -255,7 +261,9 @@ MKB_API const char *mkb_task_json(const mkb_task *task) MKB_NOEXCEPT;
 MKB_API const char *mkb_task_errmsg(const mkb_task *task) MKB_NOEXCEPT;
 
 /* Submits a kernel for feedback. `source` holds `size` bytes in the task's DSL submission format
- * (docs/SUBMISSION.md); it is copied. Blocks while the kernel is compiled, verified and timed.
+ * (docs/SUBMISSION.md); it is copied. Blocks while the kernel is compiled, verified and timed, and
+ * while it waits for its GPU behind other evaluations; that wait (the report's "gpu_wait_ms") is not
+ * charged: the task's deadline moves out by it.
  * On MKB_OK *report_out is a new report owned by the caller (mkb_report_free()). A submission that
  * never enters evaluation (too large, unparsable plan, infrastructure failure) still returns MKB_OK,
  * with verdict MKB_VERDICT_REFUSED, an explanation, and no submission consumed.
@@ -305,7 +313,8 @@ MKB_API void mkb_task_release(mkb_task *task) MKB_NOEXCEPT;
  *   submissions_left   submissions left in the task's budget after this one
  *   seconds_left       wall-clock seconds left in the task's budget
  *   message            feedback for the agent: verdict, first mismatch or error, times and spread
- *   json               every detail (per-draw seeds, spread, clocks, compile log) as one JSON object
+ *   json               every detail (per-draw seeds, spread, clocks, compile log, time queued for
+ *                      the GPU, other processes seen on it while timing) as one JSON object
  * A NULL report yields -1 (verdict), 0, NaN or NULL. */
 MKB_API int32_t mkb_report_verdict(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API int32_t mkb_report_counted(const mkb_report *report) MKB_NOEXCEPT;

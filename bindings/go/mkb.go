@@ -56,10 +56,10 @@ func Version() string { return C.GoString(C.mkb_version()) }
 
 // Options of a session (mkb_open_options); empty strings and zeros keep the defaults.
 type Options struct {
-	SuitePath, DslA, DslB, Problems, Families, Model, LedgerPath, Gpus, WorkerPath, CacheDir, Python string
-	Replicates, BudgetSeconds, BudgetSubmissions, BudgetSourceBytes, SkillMaxBytes                   uint32
-	Seed                                                                                             uint64
-	CompileOnly, RerunStale                                                                          bool
+	SuitePath, DslA, DslB, Problems, Families, Model, LedgerPath, Gpus, WorkerPath, CacheDir, Python, GPULockDir string
+	Replicates, BudgetSeconds, BudgetSubmissions, BudgetSourceBytes, SkillMaxBytes                               uint32
+	Seed                                                                                                         uint64
+	CompileOnly, RerunStale                                                                                      bool
 }
 
 // Session is a benchmark run.
@@ -88,7 +88,7 @@ func Open(o Options) (*Session, error) {
 	raw.suite_path, raw.dsl_a, raw.dsl_b = text(o.SuitePath), text(o.DslA), text(o.DslB)
 	raw.problems, raw.families, raw.model = text(o.Problems), text(o.Families), text(o.Model)
 	raw.ledger_path, raw.gpus, raw.worker_path = text(o.LedgerPath), text(o.Gpus), text(o.WorkerPath)
-	raw.cache_dir, raw.python = text(o.CacheDir), text(o.Python)
+	raw.cache_dir, raw.python, raw.gpu_lock_dir = text(o.CacheDir), text(o.Python), text(o.GPULockDir)
 	raw.replicates, raw.budget_seconds = C.uint32_t(o.Replicates), C.uint32_t(o.BudgetSeconds)
 	raw.budget_submissions, raw.budget_source_bytes = C.uint32_t(o.BudgetSubmissions), C.uint32_t(o.BudgetSourceBytes)
 	raw.skill_max_bytes, raw.seed = C.uint32_t(o.SkillMaxBytes), C.uint64_t(o.Seed)

@@ -37,10 +37,12 @@ arguments parse_arguments(int argc, char **argv, int first, const std::set<std::
 }
 
 session_arguments::session_arguments(const arguments &a)
-    : suite_(a.get("suite").value_or("")), gpus_(a.get("gpus").value_or("")) {
+    : suite_(a.get("suite").value_or("")), gpus_(a.get("gpus").value_or("")),
+      gpu_lock_dir_(a.get("gpu-lock-dir").value_or("")) {
   mkb_open_options_init(&options_, sizeof options_);
   if (!suite_.empty()) options_.suite_path = suite_.c_str();
   if (!gpus_.empty()) options_.gpus = gpus_.c_str();
+  if (a.get("gpu-lock-dir")) options_.gpu_lock_dir = gpu_lock_dir_.c_str();
   if (a.has("compile-only")) options_.flags |= MKB_OPEN_COMPILE_ONLY;
 }
 

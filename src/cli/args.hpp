@@ -28,7 +28,8 @@ struct arguments {
 arguments parse_arguments(int argc, char **argv, int first, const std::set<std::string> &value_options,
                           const std::set<std::string> &flag_options);
 
-// The session options of the commands that evaluate: --suite DIR, --gpus LIST, --compile-only. The
+// The session options of the commands that evaluate: --suite DIR, --gpus LIST, --gpu-lock-dir DIR,
+// --compile-only. The
 // options point into this object: keep it alive while they are used.
 class session_arguments {
 public:
@@ -38,7 +39,7 @@ public:
   const mkb_open_options *options() const { return &options_; }
 
 private:
-  std::string suite_, gpus_;
+  std::string suite_, gpus_, gpu_lock_dir_;
   mkb_open_options options_;
 };
 

@@ -152,7 +152,7 @@ void print_table(const std::vector<problem_outcome> &outcomes, bool compile_only
 int run_suite(int argc, char **argv) {
   arguments a;
   try {
-    a = parse_arguments(argc, argv, 2, {"problem", "suite", "gpus"}, {"compile-only"});
+    a = parse_arguments(argc, argv, 2, {"problem", "suite", "gpus", "gpu-lock-dir"}, {"compile-only"});
     if (a.positional.size() != 1 || a.positional[0] != "validate")
       throw std::invalid_argument("usage: mkb suite validate [--problem ID] [--suite DIR] [--gpus LIST] [--compile-only]");
   } catch (const std::exception &e) {

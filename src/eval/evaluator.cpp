@@ -13,10 +13,12 @@ namespace {
 
 constexpr int crash_retries = 1;
 
-evaluation_report refused(const problem &p, const dsl &d, std::string_view source, std::string detail, bool counted = false) {
+evaluation_report refused(const problem &p, const dsl &d, std::string_view source, std::string detail,
+                           double gpu_wait_ms = 0) {
   evaluation_report r;
   r.verdict = MKB_VERDICT_REFUSED;
-  r.counted = counted;
+  r.counted = false;
+  r.result.gpu_wait_ms = gpu_wait_ms;
   r.problem_id = p.id;
   r.dsl = d.name();
   r.source_bytes = source.size();
@@ -61,7 +63,8 @@ std::vector<uint8_t> evaluator::build_request(const problem &p, const prepared_s
   auto settings = wire::CreateEvaluateSettings(
       b, settings_.correctness_draws, settings_.warmup_draws, settings_.timed_draws, settings_.max_timed_draws,
       settings_.reverify_draws, settings_.target_rel_spread, true, settings_.compile_only,
-      static_cast<int>(settings_.launch_timeout.count()), b.CreateString(settings_.cache_dir), b.CreateString(""), audit);
+      static_cast<int>(settings_.launch_timeout.count()), b.CreateString(settings_.cache_dir), b.CreateString(""), audit,
+      b.CreateString(settings_.gpu_lock_dir), settings_.contention_retries);
   auto body = wire::CreateEvaluate(b, problem_offset, sub, base, anchor, settings, seed);
   return wire::finish_request(b, id, body);
 }
@@ -84,17 +87,27 @@ evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::strin
   r.source_bytes = source.size();
   r.source_hash = xxh3_128(source).hex();
   auto budget = [this](const std::string &stage) {
+    if (stage == "queued") return settings_.queue_timeout;
     return stage == "" || stage == "compile" ? settings_.compile_timeout : settings_.stage_timeout;
   };
+  double pool_wait_ms = 0; // waiting for this session's worker of the GPU is waiting for the GPU too
   for (int attempt = 0;; ++attempt) {
+    auto asked = std::chrono::steady_clock::now();
     worker_pool::lease worker = workers_.acquire();
+    if (!settings_.compile_only)
+      pool_wait_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count();
     std::vector<uint8_t> request = build_request(p, submission, own, worker->next_id(), os_random_u64(), audit);
     worker_reply reply;
     try {
       reply = worker->request(request, budget);
     } catch (const error &e) {
-      return refused(p, d, source, fmt::format("infrastructure failure: {}", e.what()));
+      return refused(p, d, source, fmt::format("infrastructure failure: {}", e.what()), pool_wait_ms);
     }
+    if (reply.status == worker_reply::timed_out && reply.last_stage == "queued")
+      return refused(p, d, source, fmt::format("infrastructure failure: waited over {} min for the GPU, which other "
+                                               "evaluations hold; the worker was stopped",
+                                               settings_.queue_timeout.count() / 60000),
+                     pool_wait_ms + static_cast<double>(settings_.queue_timeout.count()));
     if (reply.status == worker_reply::timed_out) {
       bool compiling = reply.last_stage.empty() || reply.last_stage == "compile";
       r.verdict = compiling ? MKB_VERDICT_COMPILE_ERROR : MKB_VERDICT_TIMEOUT;
@@ -113,9 +126,9 @@ evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::strin
     }
     const wire::Response *response = reply.response();
     if (response->body_type() == wire::ResponseBody::Failure)
-      return refused(p, d, source, "infrastructure failure: " + response->body_as_Failure()->message()->str());
+      return refused(p, d, source, "infrastructure failure: " + response->body_as_Failure()->message()->str(), pool_wait_ms);
     if (response->body_type() != wire::ResponseBody::EvaluateResult)
-      return refused(p, d, source, "infrastructure failure: the worker answered with the wrong message");
+      return refused(p, d, source, "infrastructure failure: the worker answered with the wrong message", pool_wait_ms);
     r.result = wire::decode(*response->body_as_EvaluateResult());
     r.verdict = r.result.verdict;
     r.detail = r.result.detail;
@@ -124,6 +137,7 @@ evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::strin
     break;
   }
   r.result.verdict = r.verdict;
+  r.result.gpu_wait_ms += pool_wait_ms;
   if (r.result.detail.empty()) r.result.detail = r.detail;
   finish_report(r, p);
   return r;

@@ -24,6 +24,9 @@ struct evaluation_settings {
   std::chrono::milliseconds launch_timeout{10000};    // one wait on the GPU
   std::chrono::milliseconds compile_timeout{120000};  // NVRTC on every module
   std::chrono::milliseconds stage_timeout{600000};    // any other stage, backstop for the worker
+  std::chrono::milliseconds queue_timeout{3600000};   // waiting for the GPU behind other evaluations
+  std::string gpu_lock_dir;                           // the host's GPU lock folder; empty: built-in
+  int contention_retries = 2;                         // timings repeated while another process shares the GPU
   bool compile_only = false;
   std::string cache_dir;
   uint64_t max_source_bytes = 300000;

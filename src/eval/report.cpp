@@ -1,6 +1,7 @@
 #include "eval/report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/json_writer.hpp"
 #include "cuda/device_peaks.hpp"
@@ -47,6 +48,14 @@ std::string render_message(const evaluation_report &r) {
     if (std::isfinite(r.fraction_of_light))
       m += fmt::format("  speed-of-light {} ({}): the submission runs at {:.1f}% of it\n", format_us(r.speed_of_light_us),
                        r.light_bound, 100 * r.fraction_of_light);
+    const wire::contention_info &c = e.contention;
+    if (c.contended)
+      m += fmt::format("  CONTENDED: other processes ran kernels on this GPU while it was timed, {} times running, so "
+                       "these times may be too long: {}\n",
+                       c.discarded_timings + 1, fmt::join(c.busy, "; "));
+    else if (c.discarded_timings > 0)
+      m += fmt::format("  timed {} times: another process used the GPU during the first {}\n", c.discarded_timings + 1,
+                       c.discarded_timings);
     if (e.clocks.available)
       m += fmt::format("  SM clock {} MHz before timing, {} MHz after; throttling: {}\n", e.clocks.sm_mhz_before,
                        e.clocks.sm_mhz_after, describe_throttle_reasons(e.clocks.throttle_reasons));
@@ -55,6 +64,8 @@ std::string render_message(const evaluation_report &r) {
   } else {
     m += fmt::format("{}{}: {}\n", verdict, r.counted ? "" : " (not counted against the budget)", r.detail);
   }
+  if (e.gpu_wait_ms >= 1000)
+    m += fmt::format("Queued {:.1f} s for the GPU behind other evaluations (not charged to the budget).\n", e.gpu_wait_ms / 1000);
   if (r.verdict == MKB_VERDICT_COMPILE_ERROR) return m; // the log is already in the detail
   for (const wire::compile_info &c : e.compiles)
     if (c.role == "submission" && !c.log.empty()) m += "compiler warnings:\n" + c.log + "\n";
@@ -115,6 +126,11 @@ void finish_report(evaluation_report &r, const problem &p) {
   j.field("sm_mhz_after", e.clocks.sm_mhz_after).field("memory_mhz", e.clocks.memory_mhz);
   j.field("temperature_c", e.clocks.temperature_c).field("throttle_reasons", describe_throttle_reasons(e.clocks.throttle_reasons));
   j.end_object();
+  j.field("gpu_wait_ms", e.gpu_wait_ms);
+  j.key("contention").begin_object().field("checked", e.contention.checked).field("unavailable", e.contention.unavailable);
+  j.field("contended", e.contention.contended).field("discarded_timings", e.contention.discarded_timings).key("busy").begin_array();
+  for (const std::string &seen : e.contention.busy) j.value(seen);
+  j.end_array().end_object();
   const wire::phase_times &ph = e.phases;
   j.key("phases_ms").begin_object().field("compile", ph.compile_ms).field("load", ph.load_ms);
   j.field("correctness", ph.correctness_ms).field("timing", ph.timing_ms).field("total", ph.total_ms);

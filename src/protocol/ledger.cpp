@@ -127,6 +127,8 @@ void collect(const uint8_t *buffer, ledger_contents &c) {
     t.final_report_json = str(f->final_report_json());
     t.ended_by = str(f->ended_by());
     t.unix_time = f->unix_time();
+    t.gpu_wait_ms = f->gpu_wait_ms();
+    t.contended = f->contended();
     c.finished.push_back(std::move(t));
     break;
   }
@@ -241,7 +243,7 @@ void ledger::trial_finished(const trial_result &t) {
       b, encode_trial(b, t.key), encode_prints(b, t.prints), t.verdict, t.time_us, t.baseline_us, t.speedup, t.skipped,
       b.CreateString(t.skill), t.submissions_used, t.seconds_used, t.input_tokens, t.output_tokens, t.cost_usd,
       b.CreateString(t.final_source_hash), b.CreateString(t.final_report_json), b.CreateString(t.ended_by),
-      t.unix_time ? t.unix_time : unix_now());
+      t.unix_time ? t.unix_time : unix_now(), t.gpu_wait_ms, t.contended);
   append(finish(b, records::Body::TrialFinished, body.Union()));
   std::lock_guard lock(mutex_);
   loaded_.finished.push_back(t);

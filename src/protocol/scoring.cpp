@@ -26,6 +26,7 @@ struct pair_unit {
   int replicate = 0;
   outcome skill, base, source;
   bool skipped = false;
+  bool contended = false; // an arm's final timing shared the GPU with another process
 };
 
 class scorer {
@@ -142,6 +143,7 @@ std::vector<direction_pairs> gather(const std::vector<trial_result> &results) {
         p.skipped = skill->skipped;
         p.skill = skill->skipped ? p.base : outcome_of(*skill); // a skipped arm is scored as its base
         if (source) p.source = outcome_of(*source);
+        p.contended = base->contended || (!skill->skipped && skill->contended) || (source && source->contended);
         d.pairs.push_back(p);
       }
       if (!d.pairs.empty()) out.push_back(std::move(d));
@@ -188,9 +190,10 @@ std::vector<direction_score> compute_scores(const std::vector<trial_result> &res
     size_t harmed = 0, source_passed = 0;
     for (const pair_unit &p : d.pairs) {
       s.skipped += p.skipped;
+      s.contended += p.contended;
       source_passed += p.source.passed;
       double r = sc.ratio(p);
-      s.paired.push_back({p.problem, p.family, p.replicate, r, sc.compare(r), sc.tier(p), p.skipped, p.source.passed});
+      s.paired.push_back({p.problem, p.family, p.replicate, r, sc.compare(r), sc.tier(p), p.skipped, p.source.passed, p.contended});
       if (sc.compare(r) <= 0 || !reverse) continue;
       for (const pair_unit &q : reverse->pairs)
         if (q.problem == p.problem && q.replicate == p.replicate) {
@@ -267,12 +270,13 @@ std::string scores_json(const std::vector<direction_score> &scores, const score_
     write_group(j, s.tier_below);
     j.end_object();
     j.field("reverse_harm_rate", s.reverse_harm_rate).field("reverse_pairs_considered", s.reverse_considered);
-    j.field("skipped", s.skipped).field("skill_coverage", s.skill_coverage).field("source_coverage", s.source_coverage);
+    j.field("skipped", s.skipped).field("contended_pairs", s.contended).field("skill_coverage", s.skill_coverage).field("source_coverage", s.source_coverage);
     j.key("paired").begin_array();
     for (const paired_comparison &p : s.paired) {
       j.begin_object().field("problem", p.problem).field("family", p.family).field("replicate", p.replicate).field("ratio", p.ratio);
       j.field("outcome", p.outcome > 0 ? "helped" : p.outcome < 0 ? "harmed" : "same");
       j.field("source_tier", tier_name(p.source_tier)).field("source_passed", p.source_passed).field("skipped", p.skipped);
+      j.field("contended", p.contended);
       j.end_object();
     }
     j.end_array().end_object();
@@ -291,6 +295,9 @@ std::string scores_table(const std::vector<direction_score> &scores) {
     const group_score &a = s.all;
     out += fmt::format("model {}, {} ({} -> {}): {} paired comparisons ({} skill arms skipped)\n", s.model,
                        s.direction == "a_to_b" ? "A to B" : "B to A", s.source_dsl, s.target_dsl, a.pairs, s.skipped);
+    if (s.contended > 0)
+      out += fmt::format("  {} of them contended: an arm was timed while another process used its GPU (flagged in "
+                         "paired[].contended)\n", s.contended);
     out += "            R@0    R@0.5  R@1    R@2    R@4       S\n";
     auto line = [&](const char *label, const std::array<double, 5> &r, double total, bool sign) {
       out += fmt::format("  {:<8}", label);

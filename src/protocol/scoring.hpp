@@ -43,6 +43,7 @@ struct paired_comparison {
   int source_tier = 0;    // +1 above the target's solo, -1 below, 0 same
   bool skipped = false;
   bool source_passed = false;
+  bool contended = false;  // an arm's final timing shared the GPU with another process
 };
 
 struct direction_score {
@@ -56,6 +57,7 @@ struct direction_score {
   double reverse_harm_rate = 0; // NaN when no helped comparison has a reverse
   size_t reverse_considered = 0;
   size_t skipped = 0;
+  size_t contended = 0;    // paired comparisons with a contended arm
   double skill_coverage = 0, source_coverage = 0;
   std::vector<paired_comparison> paired;
 };

@@ -41,6 +41,7 @@ session::session(session_config config) : config_(std::move(config)), suite_(sui
   settings.cache_dir = config_.cache_dir;
   settings.max_source_bytes = config_.budget_source_bytes;
   settings.frontends.python = config_.python;
+  settings.gpu_lock_dir = config_.gpu_lock_dir;
   settings.frontends.cache_dir = config_.cache_dir;
   evaluator_ = std::make_unique<evaluator>(*workers_, settings);
 

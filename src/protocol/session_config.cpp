@@ -1,7 +1,10 @@
 #include "protocol/session_config.hpp"
 
+#include <unistd.h>
+
 #include <charconv>
 #include <cstddef>
+#include <cstring>
 
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -16,10 +19,19 @@ namespace {
 
 constexpr size_t first_version_size = MKB_FIELD_END(python);
 
+// A GPU lock folder named by the user is checked now, so that a typo fails the open, not an evaluation.
+std::string checked_lock_dir(const std::string &folder, const char *source) {
+  if (folder.empty()) fail(MKB_ERR_CONFIG, "{}: expected a folder, got an empty string", source);
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    fail(MKB_ERR_CONFIG, "{}: the GPU lock folder '{}' must exist and be writable: {}", source, folder, std::strerror(errno));
+  return folder;
+}
+
 } // namespace
 
 session_config config_from_options(const mkb_open_options *options) {
   session_config c;
+  if (auto env = environment("MKB_GPU_LOCK_DIR")) c.gpu_lock_dir = checked_lock_dir(*env, "MKB_GPU_LOCK_DIR");
   if (!options) {
     c.cache_dir = default_cache_dir().string();
     return c;
@@ -75,6 +87,8 @@ session_config config_from_options(const mkb_open_options *options) {
   c.cache_dir = options->cache_dir ? options->cache_dir : default_cache_dir().string();
   if (options->python) c.python = options->python;
   else if (auto env = environment("MKB_PYTHON")) c.python = *env;
+  if (size >= MKB_FIELD_END(gpu_lock_dir) && options->gpu_lock_dir)
+    c.gpu_lock_dir = checked_lock_dir(options->gpu_lock_dir, "gpu_lock_dir");
   return c;
 }
 

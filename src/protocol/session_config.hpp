@@ -30,6 +30,7 @@ struct session_config {
   std::string worker_path;
   std::string cache_dir;
   std::string python = "python3";
+  std::string gpu_lock_dir; // empty: the built-in folder
 };
 
 // `options` may be null (all defaults). Reads only the fields inside options->struct_size.

@@ -18,7 +18,7 @@ task::task(task_host &host, int trial_index, trial_key key, fingerprints prints,
            budget_limits budget, std::string instruction, std::string source_skill)
     : host_(&host), trial_index_(trial_index), key_(std::move(key)), id_(key_.id()), prints_(std::move(prints)), problem_(p), dsl_(d),
       budget_(budget), instruction_(std::move(instruction)), source_skill_(std::move(source_skill)),
-      started_(clock::now()), deadline_(started_ + std::chrono::seconds(budget.seconds)) {
+      started_(clock::now()), deadline_((started_ + std::chrono::seconds(budget.seconds)).time_since_epoch().count()) {
   json_writer j;
   j.begin_object().field("id", key_.id()).field("problem", key_.problem).field("family", key_.family);
   j.field("dsl", key_.dsl).field("arm", arm_name(key_.arm)).field("replicate", key_.replicate).field("model", key_.model);
@@ -41,7 +41,13 @@ uint32_t task::submissions_left() const {
 }
 
 double task::seconds_left() const {
-  return std::max(0.0, std::chrono::duration<double>(deadline_ - clock::now()).count());
+  return std::max(0.0, std::chrono::duration<double>(deadline() - clock::now()).count());
+}
+
+void task::pause_clock(double gpu_wait_ms) {
+  if (!(gpu_wait_ms > 0)) return;
+  gpu_wait_ms_ += gpu_wait_ms;
+  deadline_ += std::chrono::duration_cast<clock::duration>(std::chrono::duration<double, std::milli>(gpu_wait_ms)).count();
 }
 
 void task::fill_budget(evaluation_report &r) const {
@@ -58,7 +64,7 @@ evaluation_report task::submit(std::string_view source) {
   std::lock_guard lock(mutex_);
   if (detached_) fail(MKB_ERR_STATE, "the session of task {} is closed", key_.id());
   if (ended_) fail(MKB_ERR_STATE, "task {} has ended; mkb_finalize returns its record", key_.id());
-  if (clock::now() >= deadline_) {
+  if (clock::now() >= deadline()) {
     end_locked("deadline");
     fail(MKB_ERR_BUDGET, "the {} s wall-clock budget of task {} is spent; the attempt has ended and its latest kernel "
                          "was evaluated: mkb_finalize returns the record",
@@ -67,6 +73,7 @@ evaluation_report task::submit(std::string_view source) {
   if (submissions_left() == 0)
     fail(MKB_ERR_BUDGET, "all {} submissions of task {} are spent; call mkb_finalize", budget_.submissions, key_.id());
   evaluation_report r = host_->evaluate_for_task(problem_, dsl_, source);
+  pause_clock(r.result.gpu_wait_ms);
   ++submissions_;
   if (r.counted) {
     ++counted_;
@@ -74,7 +81,7 @@ evaluation_report task::submit(std::string_view source) {
   }
   host_->record_submission(key_, submissions_, r, std::string(source), usage_);
   fill_budget(r);
-  if (clock::now() >= deadline_)
+  if (clock::now() >= deadline())
     r.message += "The wall-clock budget ran out during this evaluation: the attempt ends now.\n";
   return r;
 }
@@ -135,7 +142,9 @@ void task::end_locked(const std::string &ended_by) {
   }
   t.skill = skill_;
   t.submissions_used = counted_;
-  t.seconds_used = std::chrono::duration<double>(clock::now() - started_).count();
+  t.seconds_used = std::chrono::duration<double>(clock::now() - started_).count() - gpu_wait_ms_ / 1000;
+  t.gpu_wait_ms = gpu_wait_ms_;
+  t.contended = final_->result.contention.contended;
   t.input_tokens = usage_.input_tokens;
   t.output_tokens = usage_.output_tokens;
   t.cost_usd = usage_.cost_usd;
@@ -156,7 +165,7 @@ evaluation_report task::finalize(const std::string &ended_by) {
 
 void task::end_if_expired() {
   std::lock_guard lock(mutex_);
-  if (!ended_ && !detached_ && clock::now() >= deadline_) end_locked("deadline");
+  if (!ended_ && !detached_ && clock::now() >= deadline()) end_locked("deadline");
 }
 
 void task::detach() {

@@ -3,6 +3,7 @@
 // attempt's record. Calls on one task are serialized by its own lock.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -59,10 +60,12 @@ public:
   const std::string &instruction() const { return instruction_; }
   const std::string &source_skill() const { return source_skill_; }
   const std::string &json() const { return json_; }
-  clock::time_point deadline() const { return deadline_; }
+  // Moves out by the time the task's evaluations spent queued for the GPU: that time is not the agent's.
+  clock::time_point deadline() const { return clock::time_point(clock::duration(deadline_.load())); }
 
 private:
   void end_locked(const std::string &ended_by);
+  void pause_clock(double gpu_wait_ms);
   void fill_budget(evaluation_report &r) const;
   uint32_t submissions_left() const;
   double seconds_left() const;
@@ -78,7 +81,9 @@ private:
   const budget_limits budget_;
   const std::string instruction_, source_skill_;
   std::string json_;
-  const clock::time_point started_, deadline_;
+  const clock::time_point started_;
+  std::atomic<clock::rep> deadline_;         // read by the session's deadline watcher without the lock
+  double gpu_wait_ms_ = 0;                   // summed over the attempt's evaluations
 
   int submissions_ = 0;          // every submission, refused ones included
   int counted_ = 0;              // submissions that entered evaluation

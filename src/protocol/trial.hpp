@@ -37,7 +37,9 @@ struct trial_result {
   bool skipped = false;
   std::string skill;
   int submissions_used = 0;
-  double seconds_used = 0;
+  double seconds_used = 0;   // wall clock charged to the budget: time queued for the GPU excluded
+  double gpu_wait_ms = 0;    // queued for the GPU during the attempt's submissions
+  bool contended = false;    // the final evaluation's timing shared the GPU with another process
   uint64_t input_tokens = 0, output_tokens = 0;
   double cost_usd = 0;
   std::string final_source_hash;

@@ -10,7 +10,8 @@
 //   mkb-double: crash             abort while "running" (the worker dies)
 //   mkb-double: hang              never answer (the library's deadline must kill it)
 //   mkb-double: lose-context      answer, then exit as after a fault
-//   mkb-double: sleep_ms=N        take N milliseconds (an evaluation that outlasts a deadline)
+//   mkb-double: sleep_ms=N        take N milliseconds on the "GPU" (an evaluation that outlasts a
+//                                 deadline, or holds the host's GPU lock that long)
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -23,6 +24,8 @@
 
 #include "core/names.hpp"
 #include "mkb.h"
+#include "worker/failure.hpp"
+#include "worker/gpu_sharing.hpp"
 #include "worker/worker_loop.hpp"
 
 namespace {
@@ -79,6 +82,22 @@ protected:
     mkb::wire::evaluation_result result = mkb::worker::evaluate(nullptr, nullptr, request, progress);
     if (result.verdict != MKB_VERDICT_COMPILED) return result;
     const std::string source = request.submission()->code()->source()->str();
+    int driver_version = 0;
+    const mkb::wire::device_info device = devices(&driver_version).front();
+    // The real host-wide GPU lock, held while "running", as the real worker holds it.
+    mkb::queue_lock turn;
+    if (!request.settings()->compile_only()) {
+      progress("queued");
+      try {
+        turn = mkb::worker::take_gpu_turn(*request.settings(), device.uuid);
+      } catch (const mkb::worker::evaluation_failure &f) {
+        result.verdict = f.verdict();
+        result.detail = f.what();
+        result.infrastructure_error = true;
+        return result;
+      }
+      result.gpu_wait_ms = turn.waited().count();
+    }
     progress("correctness");
     if (!directive(source, "crash").empty()) std::abort();
     if (std::string sleep = directive(source, "sleep_ms"); !sleep.empty())
@@ -90,8 +109,7 @@ protected:
     result.detail = "answered by the worker test double";
     result.infrastructure_error = result.verdict == MKB_VERDICT_REFUSED;
     result.worker_must_exit = !directive(source, "lose-context").empty();
-    int driver_version = 0;
-    result.device = devices(&driver_version).front();
+    result.device = device;
     if (result.verdict == MKB_VERDICT_PASSED) {
       progress("timing");
       std::string time = directive(source, "time_us"), baseline = directive(source, "baseline_us");

@@ -130,3 +130,22 @@ TEST(Scoring, TableAndJsonRender) {
 
 } // namespace
 } // namespace mkb
+
+namespace mkb {
+namespace {
+
+TEST(Scoring, ContendedArmsAreFlaggedInTheirPairsAndCounted) {
+  std::vector<trial_result> results = fixture();
+  results[1].contended = true; // p1 solo_b: the base of a2b and the source of b2a
+  auto scores = compute_scores(results);
+  const direction_score &a_to_b = direction(scores, "a"), &b_to_a = direction(scores, "b");
+  EXPECT_EQ(a_to_b.contended, 1u);
+  EXPECT_EQ(b_to_a.contended, 1u);
+  for (const paired_comparison &p : a_to_b.paired) EXPECT_EQ(p.contended, p.problem == "p1") << p.problem;
+  std::string json = scores_json(scores);
+  EXPECT_NE(json.find("\"contended_pairs\":1"), std::string::npos) << json;
+  EXPECT_NE(scores_table(scores).find("1 of them contended"), std::string::npos);
+}
+
+} // namespace
+} // namespace mkb

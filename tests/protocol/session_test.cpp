@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/queue_lock.hpp"
 #include "mkb.h"
 #include "support/paths.hpp"
 #include "support/temp_dir.hpp"
@@ -29,8 +30,14 @@ session_config scripted_config(const testing::temp_dir &dir, bool with_ledger = 
   // Two problems keep the protocol's figures fixed as the suite grows.
   c.problem_patterns = {"fused_add_rmsnorm_h4096_llama31_8b_bf16", "topk_softmax_routing_mixtral_8x7b_bf16"};
   if (with_ledger) c.ledger_path = (dir.path() / "run.ledger").string();
+  // The double takes the host's GPU lock as the real worker does: a folder of the test's own.
+  std::filesystem::create_directories(dir.path() / "locks");
+  c.gpu_lock_dir = (dir.path() / "locks").string();
   return c;
 }
+
+// The lock the worker double takes for its one pretend GPU.
+constexpr const char *double_gpu = "GPU-00000000-0000-0000-0000-000000000000";
 
 // A kernel for the task's problem whose time the double reports as `time_us` (baseline 100 us).
 std::string kernel(const task &t, double time_us, const std::string &more = "") {
@@ -149,6 +156,64 @@ TEST(Session, TheDeadlineEndsTheAttemptEvenDuringAnEvaluation) {
   ASSERT_EQ(c2.finished.size(), 2u) << "the attempt, and its skill arm skipped (no skill was written)";
   EXPECT_EQ(c2.finished[0].ended_by, "deadline");
   EXPECT_TRUE(c2.finished[1].skipped);
+}
+
+TEST(Session, TimeQueuedForTheGpuIsNotChargedToTheAttempt) {
+  testing::temp_dir dir;
+  session_config c = scripted_config(dir);
+  c.budget_seconds = 60;
+  session s(c);
+  bool done = false;
+  std::shared_ptr<task> t = s.next_tasks(std::chrono::milliseconds(0), 1, &done)[0];
+  auto handed_out = std::chrono::steady_clock::now();
+  evaluation_report warm = t->submit(kernel(*t, 30)); // compiles, so that the next one only queues
+  EXPECT_LT(warm.result.gpu_wait_ms, 1000);
+
+  auto deadline_before = t->deadline();
+  std::atomic<bool> holding{false};
+  std::thread other_process_evaluating([&] {
+    queue_lock held = queue_lock::acquire(c.gpu_lock_dir, double_gpu);
+    holding = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  });
+  while (!holding) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  evaluation_report r = t->submit(kernel(*t, 20));
+  other_process_evaluating.join();
+  EXPECT_EQ(r.verdict, MKB_VERDICT_PASSED) << r.message;
+  EXPECT_GT(r.result.gpu_wait_ms, 1000) << "queued behind the holder";
+  auto moved = std::chrono::duration<double, std::milli>(t->deadline() - deadline_before).count();
+  EXPECT_NEAR(moved, r.result.gpu_wait_ms, 1.0) << "the deadline moves out by the time queued";
+  EXPECT_NE(r.json.find("\"gpu_wait_ms\":"), std::string::npos) << r.json;
+
+  t->finalize("agent");
+  double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - handed_out).count();
+  ledger_contents recorded = ledger::read(dir.path() / "run.ledger");
+  ASSERT_FALSE(recorded.finished.empty());
+  const trial_result &f = recorded.finished.front();
+  double waited_ms = warm.result.gpu_wait_ms + r.result.gpu_wait_ms;
+  EXPECT_NEAR(f.gpu_wait_ms, waited_ms, 1.0);
+  EXPECT_NEAR(f.seconds_used, wall_s - waited_ms / 1000, 0.25) << "charged time leaves the queueing out";
+}
+
+TEST(Session, TwoSessionsInOneProcessTakeTurnsOnTheirGpu) {
+  testing::temp_dir dir;
+  session_config c = scripted_config(dir, false);
+  session first(c), second(c);
+  bool done = false;
+  std::shared_ptr<task> a = first.next_tasks(std::chrono::milliseconds(0), 1, &done)[0];
+  std::shared_ptr<task> b = second.next_tasks(std::chrono::milliseconds(0), 1, &done)[0];
+  a->submit(kernel(*a, 30)); // compile both first: only the GPU part is to overlap
+  b->submit(kernel(*b, 30));
+
+  auto start = std::chrono::steady_clock::now();
+  evaluation_report ra, rb;
+  std::thread ta([&] { ra = a->submit(kernel(*a, 30, "sleep_ms=800")); });
+  std::thread tb([&] { rb = b->submit(kernel(*b, 30, "sleep_ms=800")); });
+  ta.join();
+  tb.join();
+  double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(wall_ms, 1600) << "the two evaluations ran one after the other";
+  EXPECT_GT(std::max(ra.result.gpu_wait_ms, rb.result.gpu_wait_ms), 600) << "one queued behind the other";
 }
 
 TEST(Session, AnEmptySkillSkipsTheSkillArm) {

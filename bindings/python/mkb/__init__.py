@@ -223,7 +223,8 @@ class Session(_Releasable):
                  budget_seconds: int = 0, budget_submissions: int = 0, budget_source_bytes: int = 0,
                  skill_max_bytes: int = 0, model: Optional[str] = None, ledger_path: Optional[str] = None,
                  gpus: Optional[str] = None, seed: int = 0, compile_only: bool = False, rerun_stale: bool = False,
-                 worker_path: Optional[str] = None, cache_dir: Optional[str] = None, python: Optional[str] = None) -> None:
+                 worker_path: Optional[str] = None, cache_dir: Optional[str] = None, python: Optional[str] = None,
+                 gpu_lock_dir: Optional[str] = None) -> None:
         self._handle: Optional[ctypes.c_void_p] = None
         self.done = False
         options = _native.OpenOptions()
@@ -237,6 +238,7 @@ class Session(_Releasable):
         options.seed = seed
         options.flags = (1 if compile_only else 0) | (2 if rerun_stale else 0)
         options.worker_path, options.cache_dir, options.python = _text(worker_path), _text(cache_dir), _text(python)
+        options.gpu_lock_dir = _text(gpu_lock_dir)
         handle = ctypes.c_void_p()
         status = lib.mkb_open(ctypes.byref(options), ctypes.byref(handle))
         if status != _OK:

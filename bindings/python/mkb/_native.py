@@ -33,6 +33,7 @@ class OpenOptions(ctypes.Structure):
         ("worker_path", ctypes.c_char_p),
         ("cache_dir", ctypes.c_char_p),
         ("python", ctypes.c_char_p),
+        ("gpu_lock_dir", ctypes.c_char_p),
     ]
 
 

@@ -65,6 +65,7 @@ pub struct mkb_open_options {
     pub worker_path: *const c_char,
     pub cache_dir: *const c_char,
     pub python: *const c_char,
+    pub gpu_lock_dir: *const c_char,
 }
 
 // Declares the functions and, for the header check, a table of (name, parameter count).

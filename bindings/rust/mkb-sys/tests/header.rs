@@ -55,8 +55,9 @@ fn open_options_layout_matches_c() {
 #include <stdio.h>
 #include "mkb.h"
 int main(void) {
-  printf("%zu %zu %zu %zu %zu\n", sizeof(mkb_open_options), offsetof(mkb_open_options, replicates),
-         offsetof(mkb_open_options, model), offsetof(mkb_open_options, seed), offsetof(mkb_open_options, python));
+  printf("%zu %zu %zu %zu %zu %zu\n", sizeof(mkb_open_options), offsetof(mkb_open_options, replicates),
+         offsetof(mkb_open_options, model), offsetof(mkb_open_options, seed), offsetof(mkb_open_options, python),
+         offsetof(mkb_open_options, gpu_lock_dir));
   return 0;
 }"#).unwrap();
     let include = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../include");
@@ -73,7 +74,8 @@ int main(void) {
         let p = value.as_ptr();
         vec![size_of::<mkb_sys::mkb_open_options>(), offset(std::ptr::addr_of!((*p).replicates) as usize),
              offset(std::ptr::addr_of!((*p).model) as usize), offset(std::ptr::addr_of!((*p).seed) as usize),
-             offset(std::ptr::addr_of!((*p).python) as usize)]
+             offset(std::ptr::addr_of!((*p).python) as usize),
+             offset(std::ptr::addr_of!((*p).gpu_lock_dir) as usize)]
     };
     assert_eq!(c, rust);
 }

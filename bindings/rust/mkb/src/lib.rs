@@ -84,6 +84,7 @@ pub struct SessionOptions {
     pub worker_path: Option<String>,
     pub cache_dir: Option<String>,
     pub python: Option<String>,
+    pub gpu_lock_dir: Option<String>,
 }
 
 struct SessionHandle(NonNull<sys::mkb_session>);
@@ -115,7 +116,7 @@ impl Session {
     pub fn open(options: &SessionOptions) -> Result<Session> {
         let strings: Vec<Option<CString>> = [&options.suite_path, &options.dsl_a, &options.dsl_b, &options.problems,
             &options.families, &options.model, &options.ledger_path, &options.gpus, &options.worker_path,
-            &options.cache_dir, &options.python]
+            &options.cache_dir, &options.python, &options.gpu_lock_dir]
             .iter()
             .map(|s| s.as_deref().map(c_string).transpose())
             .collect::<Result<_>>()?;
@@ -133,6 +134,7 @@ impl Session {
         raw.worker_path = p(8);
         raw.cache_dir = p(9);
         raw.python = p(10);
+        raw.gpu_lock_dir = p(11);
         raw.replicates = options.replicates;
         raw.budget_seconds = options.budget_seconds;
         raw.budget_submissions = options.budget_submissions;
