@@ -79,7 +79,8 @@ enum mkb_status_code {
   MKB_ERR_STATE = -4,             /* the call is not valid now (the task has ended, ...) */
   MKB_ERR_BUDGET = -5,            /* the task's budget is spent; nothing was evaluated */
   MKB_ERR_IO = -6,                /* reading or writing a file failed */
-  MKB_ERR_LEDGER = -7,            /* the ledger cannot be used (not a ledger, or newer format) */
+  MKB_ERR_LEDGER = -7,            /* the ledger cannot be used (not a ledger, another format, damaged
+                                     before its end, or in use by another session) */
   MKB_ERR_WORKER = -8,            /* infrastructure: a GPU worker could not start or answer */
   MKB_ERR_NO_MEMORY = -9,         /* host memory exhausted */
   MKB_ERR_UNSUPPORTED = -10,      /* not supported by this build or this version yet */
@@ -205,7 +206,10 @@ MKB_API mkb_status mkb_open_options_init(mkb_open_options *options, size_t struc
  * On success *session_out is a new session. On failure other than MKB_ERR_INVALID_ARGUMENT and
  * MKB_ERR_NO_MEMORY, *session_out is still set, to a session that can only report the error through
  * mkb_session_errmsg() and be closed; the caller must mkb_close() it either way.
- * Opening a ledger resumes it: finished attempts are kept, interrupted ones are planned again.
+ * Opening a ledger resumes it: finished attempts are kept, interrupted ones are planned again, and a
+ * torn last record (a crash while appending) is cut off. A ledger damaged anywhere else is refused with
+ * MKB_ERR_LEDGER naming the offset, and left as it is: `mkb ledger repair` copies its intact records to
+ * a new file (docs/PROTOCOL.md, The ledger).
  * Errors: MKB_ERR_CONFIG (the text names the field and what was expected), MKB_ERR_VERSION,
  * MKB_ERR_NOT_FOUND (suite, problem or DSL), MKB_ERR_SPEC, MKB_ERR_IO, MKB_ERR_LEDGER.
  * Thread rules: none; the new session is independent of every other. */
@@ -361,6 +365,8 @@ MKB_API mkb_status mkb_score(mkb_session *session, uint32_t format, char **text_
 /* Scores ledger files without opening a session. paths holds `count` file names.
  * On MKB_OK *text_out is owned by the caller (mkb_free()). On failure, if error_out is not NULL,
  * *error_out receives an owned error text (mkb_free()) naming the file and what is wrong.
+ * A torn last record is ignored; a ledger damaged anywhere else is MKB_ERR_LEDGER naming the offset
+ * (`mkb score` scores the intact records of such a file, `mkb ledger repair` copies them to a new one).
  * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_IO, MKB_ERR_LEDGER. Thread rules: none. */
 MKB_API mkb_status mkb_score_ledgers(const char *const *paths, size_t count, uint32_t format,
                                      char **text_out, char **error_out) MKB_NOEXCEPT;

@@ -20,7 +20,8 @@ void usage(FILE *out) {
              "                              evaluate one kernel and print its report\n"
              "  draw --problem ID --seed S --out DIR [--suite DIR] [--gpu N]\n"
              "                              write one draw's inputs and the anchor's outputs\n"
-             "  ledger dump FILE            print every ledger record as a line of JSON\n"
+             "  ledger dump FILE            print every intact ledger record as a line of JSON\n"
+             "  ledger repair DAMAGED NEW   copy every intact record of a damaged ledger to a new file\n"
              "  score LEDGER... [--json]    score the finished attempts of one or more ledgers\n"
              "\n"
              "docs/CLI.md describes each command and its exit codes.\n",

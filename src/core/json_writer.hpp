@@ -1,5 +1,8 @@
 // A streaming JSON writer: commas, escaping and number formatting in one place. Non-finite numbers are
-// written as null, since JSON has no NaN.
+// written as null, since JSON has no NaN. The output is valid UTF-8 whatever bytes it is given: text
+// is copied as it is where it is well-formed UTF-8, and each byte that is not (a stray continuation
+// byte, an overlong form, a surrogate, a truncated sequence) is written as \u00XX with XX the byte's
+// value, so that the byte stays visible (it reads back as the code point U+00XX).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +44,7 @@ private:
   bool after_key_ = false;
 };
 
+// Appends `text` as a quoted JSON string, escaped as described above.
 void append_json_string(std::string &out, std::string_view text);
 
 } // namespace mkb

@@ -9,22 +9,16 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <functional>
 
 #include "core/embedded_files.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
-#include "core/hash.hpp"
 #include "ledger_generated.h"
 #include "mkb.h"
 
 namespace mkb {
 
 namespace {
-
-constexpr char file_magic[8] = {'M', 'K', 'B', 'L', 'E', 'D', 'G', '1'};
-constexpr size_t frame_header = 12; // u32 length, u64 checksum
-constexpr uint32_t max_record = 64u << 20;
 
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -61,40 +55,6 @@ fingerprints decode_prints(const records::Fingerprints *f) {
 std::vector<uint8_t> finish(flatbuffers::FlatBufferBuilder &b, records::Body type, flatbuffers::Offset<void> body) {
   b.Finish(records::CreateRecord(b, type, body));
   return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
-}
-
-uint32_t get_u32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24; }
-uint64_t get_u64(const uint8_t *p) { return get_u32(p) | static_cast<uint64_t>(get_u32(p + 4)) << 32; }
-
-// Walks the records of `data`; returns the offset after the last whole record. Throws on damage
-// anywhere but in the last record.
-// `visit` receives each whole, verified record's buffer.
-size_t scan(const std::string &data, const std::string &name, const std::function<void(const uint8_t *)> &visit) {
-  if (data.empty()) return 0;
-  if (data.size() < sizeof file_magic || std::memcmp(data.data(), file_magic, sizeof file_magic) != 0)
-    fail(MKB_ERR_LEDGER, "'{}' is not an mkb ledger (it does not start with MKBLEDG1)", name);
-  size_t offset = sizeof file_magic;
-  const auto *bytes = reinterpret_cast<const uint8_t *>(data.data());
-  while (offset < data.size()) {
-    size_t left = data.size() - offset;
-    if (left < frame_header) return offset; // torn header
-    uint32_t length = get_u32(bytes + offset);
-    uint64_t checksum = get_u64(bytes + offset + 4);
-    if (length > max_record) fail(MKB_ERR_LEDGER, "'{}': record at byte {} claims {} bytes", name, offset, length);
-    if (left - frame_header < length) return offset; // torn payload
-    std::string_view payload(data.data() + offset + frame_header, length);
-    bool last = offset + frame_header + length == data.size();
-    if (xxh3_64(payload) != checksum) {
-      if (last) return offset; // torn while being written
-      fail(MKB_ERR_LEDGER, "'{}': record at byte {} fails its checksum, and records follow it", name, offset);
-    }
-    flatbuffers::Verifier verifier(bytes + offset + frame_header, length);
-    if (!verifier.VerifyBuffer<records::Record>(nullptr))
-      fail(MKB_ERR_LEDGER, "'{}': record at byte {} is not a ledger record (newer format?)", name, offset);
-    visit(bytes + offset + frame_header);
-    offset += frame_header + length;
-  }
-  return offset;
 }
 
 void collect(const uint8_t *buffer, ledger_contents &c) {
@@ -136,25 +96,60 @@ void collect(const uint8_t *buffer, ledger_contents &c) {
   }
 }
 
-// flatbuffers prints NaN and infinities as bare words, which JSON does not have.
-std::string json_nonfinite_to_null(const std::string &json) {
+// The length of a bare NaN or infinity at `at` that ends a value, else 0.
+size_t nonfinite_word_at(const std::string &text, size_t at) {
+  for (std::string_view word : {"-nan", "nan", "-inf", "inf"}) {
+    size_t end = at + word.size();
+    if (text.compare(at, word.size(), word) == 0 && end < text.size() && (text[end] == ',' || text[end] == '}'))
+      return word.size();
+  }
+  return 0;
+}
+
+// flatbuffers' text needs two fixes to be JSON: it prints NaN and infinities as bare words (made null
+// here), and a byte that is not UTF-8 as \xHH (made \u00HH, as json_writer does).
+std::string strict_json(const std::string &text) {
   std::string out;
-  out.reserve(json.size());
-  for (size_t i = 0; i < json.size();) {
-    bool replaced = false;
-    if (json[i] == ':' && i + 1 < json.size() && json[i + 1] == ' ')
-      for (std::string_view word : {"-nan", "nan", "-inf", "inf"}) {
-        size_t end = i + 2 + word.size();
-        if (json.compare(i + 2, word.size(), word) == 0 && end < json.size() && (json[end] == ',' || json[end] == '}')) {
-          out += ": null";
-          i = end;
-          replaced = true;
-          break;
-        }
-      }
-    if (!replaced) out += json[i++];
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size();) {
+    if (in_string && text[i] == '\\') {
+      bool byte = text[i + 1] == 'x' && i + 4 <= text.size();
+      out += byte ? "\\u00" + text.substr(i + 2, 2) : text.substr(i, 2);
+      i += byte ? 4 : 2;
+    } else if (size_t word = in_string || text.compare(i, 2, ": ") != 0 ? 0 : nonfinite_word_at(text, i + 2)) {
+      out += ": null";
+      i += 2 + word;
+    } else {
+      if (text[i] == '"') in_string = !in_string;
+      out += text[i++];
+    }
   }
   return out;
+}
+
+ledger_contents collect_all(const ledger_frames::file_layout &layout) {
+  ledger_contents c;
+  for (const ledger_frames::intact_record &r : layout.records) collect(reinterpret_cast<const uint8_t *>(r.payload.data()), c);
+  c.gaps = {layout.torn_tail, layout.damage, layout.empty_file};
+  return c;
+}
+
+[[noreturn]] void refuse_damaged(const std::filesystem::path &path, const std::vector<ledger_frames::skipped_bytes> &damage) {
+  fail(MKB_ERR_LEDGER,
+       "ledger '{}' is damaged before its end: {}. The file was left as it is; `mkb ledger repair {} NEW` "
+       "copies its intact records to NEW, a ledger that can be opened and scored",
+       path.string(), ledger_frames::describe(damage), path.string());
+}
+
+// Before the first append: cuts a torn tail off, or writes the magic into a new (or torn) file.
+void make_appendable(int fd, const std::filesystem::path &path, size_t keep, size_t size) {
+  if (keep == size && size > 0) return;
+  const std::string_view magic = ledger_frames::file_magic;
+  bool done = ::ftruncate(fd, static_cast<off_t>(keep)) == 0;
+  if (done && keep == 0) done = ::pwrite(fd, magic.data(), magic.size(), 0) == static_cast<ssize_t>(magic.size());
+  if (!done || ::fsync(fd) != 0)
+    fail(MKB_ERR_IO, "cannot prepare ledger '{}' for appending: {}", path.string(), std::strerror(errno));
 }
 
 } // namespace
@@ -170,15 +165,10 @@ std::unique_ptr<ledger> ledger::open(const std::filesystem::path &path) {
   }
   std::unique_ptr<ledger> l(new ledger(path, fd));
   std::string data = read_file(path);
-  size_t good = scan(data, path.string(), [&](const uint8_t *record) { collect(record, l->loaded_); });
-  if (data.empty()) {
-    if (::write(fd, file_magic, sizeof file_magic) != sizeof file_magic || ::fsync(fd) != 0)
-      fail(MKB_ERR_IO, "cannot write ledger '{}': {}", path.string(), std::strerror(errno));
-  } else if (good < data.size()) {
-    l->loaded_.dropped_torn_tail = true;
-    if (::ftruncate(fd, static_cast<off_t>(good)) != 0 || ::fsync(fd) != 0)
-      fail(MKB_ERR_IO, "cannot cut the torn tail of ledger '{}': {}", path.string(), std::strerror(errno));
-  }
+  ledger_frames::file_layout layout = ledger_frames::scan(data, path.string());
+  if (!layout.damage.empty()) refuse_damaged(path, layout.damage);
+  l->loaded_ = collect_all(layout);
+  make_appendable(fd, path, layout.torn_tail ? layout.torn_tail->offset : data.size(), data.size());
   ::lseek(fd, 0, SEEK_END);
   return l;
 }
@@ -188,12 +178,10 @@ ledger::~ledger() {
 }
 
 void ledger::append(const std::vector<uint8_t> &record) {
-  std::string frame(frame_header, '\0');
-  uint32_t length = static_cast<uint32_t>(record.size());
-  uint64_t checksum = xxh3_64(std::string_view(reinterpret_cast<const char *>(record.data()), record.size()));
-  for (int i = 0; i < 4; ++i) frame[i] = static_cast<char>(length >> (8 * i));
-  for (int i = 0; i < 8; ++i) frame[4 + i] = static_cast<char>(checksum >> (8 * i));
-  frame.append(reinterpret_cast<const char *>(record.data()), record.size());
+  std::string_view payload(reinterpret_cast<const char *>(record.data()), record.size());
+  if (payload.size() > ledger_frames::max_payload)
+    fail(MKB_ERR_INTERNAL, "a ledger record of {} bytes exceeds the limit of {}", payload.size(), ledger_frames::max_payload);
+  std::string frame = ledger_frames::frame(payload);
   std::lock_guard lock(mutex_);
   const char *cursor = frame.data();
   size_t left = frame.size();
@@ -250,29 +238,55 @@ void ledger::trial_finished(const trial_result &t) {
 }
 
 ledger_contents ledger::read(const std::filesystem::path &path) {
-  ledger_contents c;
-  std::string data = read_file(path);
-  size_t good = scan(data, path.string(), [&](const uint8_t *record) { collect(record, c); });
-  c.dropped_torn_tail = good < data.size();
+  ledger_contents c = read_intact(path);
+  if (!c.gaps.damage.empty()) refuse_damaged(path, c.gaps.damage);
   return c;
 }
 
-std::vector<std::string> ledger::dump_json(const std::filesystem::path &path) {
+ledger_contents ledger::read_intact(const std::filesystem::path &path) {
+  std::string data = read_file(path);
+  return collect_all(ledger_frames::scan(data, path.string()));
+}
+
+ledger_dump ledger::dump_json(const std::filesystem::path &path) {
   const embedded_file *schema = find_embedded(embedded::resources(), "protocol/ledger.fbs");
   if (!schema) fail(MKB_ERR_INTERNAL, "the ledger schema is not built in");
   flatbuffers::IDLOptions options;
   options.indent_step = -1;
   options.strict_json = true;
+  options.allow_non_utf8 = true; // skills and sources are stored as given; strict_json() escapes them
   flatbuffers::Parser parser(options);
   if (!parser.Parse(std::string(schema->data).c_str())) fail(MKB_ERR_INTERNAL, "ledger schema: {}", parser.error_);
-  std::vector<std::string> lines;
   std::string data = read_file(path);
-  scan(data, path.string(), [&](const uint8_t *record) {
-    std::string json;
-    if (!flatbuffers::GenerateText(parser, record, &json)) fail(MKB_ERR_INTERNAL, "cannot print a ledger record as JSON");
-    lines.push_back(json_nonfinite_to_null(json));
-  });
-  return lines;
+  ledger_frames::file_layout layout = ledger_frames::scan(data, path.string());
+  ledger_dump dump;
+  dump.gaps = {layout.torn_tail, layout.damage, layout.empty_file};
+  for (const ledger_frames::intact_record &r : layout.records) {
+    printed_record printed{dump.records.size() + 1, r.offset, {}, {}};
+    std::string text;
+    if (flatbuffers::GenerateText(parser, r.payload.data(), &text)) printed.json = strict_json(text);
+    else printed.why_not = "its contents do not match the ledger schema (a newer format?)";
+    dump.records.push_back(std::move(printed));
+  }
+  return dump;
+}
+
+ledger_repair ledger::repair(const std::filesystem::path &damaged, const std::filesystem::path &repaired) {
+  std::string data = read_file(damaged);
+  ledger_frames::file_layout layout = ledger_frames::scan(data, damaged.string());
+  std::string copy(ledger_frames::file_magic);
+  for (const ledger_frames::intact_record &r : layout.records) copy += ledger_frames::frame(r.payload);
+  // Written whole beside its destination, then linked into place: link() never replaces a file.
+  std::filesystem::path temporary = repaired;
+  temporary += fmt::format(".repair.{}", ::getpid());
+  write_file_atomic(temporary, copy);
+  int linked = ::link(temporary.c_str(), repaired.c_str());
+  int saved = errno;
+  ::unlink(temporary.c_str());
+  if (linked != 0)
+    fail(MKB_ERR_IO, "cannot create '{}': {}{}", repaired.string(), std::strerror(saved),
+         saved == EEXIST ? " (repair writes a new file and never replaces one)" : "");
+  return {layout.records.size(), copy.size(), {layout.torn_tail, layout.damage, layout.empty_file}};
 }
 
 } // namespace mkb

@@ -2,10 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <flatbuffers/flatbuffers.h>
+
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "ledger_generated.h"
 #include "mkb.h"
+#include "protocol/scoring.hpp"
 #include "support/temp_dir.hpp"
+#include "support/utf8.hpp"
 
 namespace mkb {
 namespace {
@@ -41,7 +46,8 @@ TEST(Ledger, RecordsSurviveReopening) {
   EXPECT_EQ(c.finished[0].skill, "a skill");
   EXPECT_EQ(c.finished[0].prints, (fingerprints{"p", "d", "c"}));
   EXPECT_EQ(c.started.size(), 2u);
-  EXPECT_FALSE(c.dropped_torn_tail);
+  EXPECT_FALSE(c.gaps.torn_tail);
+  EXPECT_TRUE(c.gaps.damage.empty());
 }
 
 TEST(Ledger, ATornLastRecordIsCutOff) {
@@ -56,18 +62,19 @@ TEST(Ledger, ATornLastRecordIsCutOff) {
   for (size_t cut : {size_t(5), size_t(20), size_t(60)}) {
     write_file_atomic(path, whole.substr(0, whole.size() - cut));
     auto l = ledger::open(path);
-    EXPECT_TRUE(l->loaded().dropped_torn_tail) << cut;
+    ASSERT_TRUE(l->loaded().gaps.torn_tail) << cut;
+    EXPECT_EQ(l->loaded().gaps.torn_tail->bytes, whole.size() - cut - ledger_frames::scan(whole, "").records[1].offset);
     ASSERT_EQ(l->loaded().finished.size(), 1u) << cut;
     EXPECT_EQ(l->loaded().finished[0].key.problem, "p1");
     l->trial_finished(finished("p3", 0, 3)); // appends after the last whole record
   }
   auto l = ledger::open(path);
-  EXPECT_FALSE(l->loaded().dropped_torn_tail);
+  EXPECT_FALSE(l->loaded().gaps.torn_tail);
   ASSERT_EQ(l->loaded().finished.size(), 2u);
   EXPECT_EQ(l->loaded().finished[1].key.problem, "p3");
 }
 
-TEST(Ledger, DamageBeforeTheEndIsAnError) {
+TEST(Ledger, DamageBeforeTheEndIsRefusedAndLeftAlone) {
   testing::temp_dir dir;
   auto path = dir.path() / "run.ledger";
   {
@@ -76,17 +83,58 @@ TEST(Ledger, DamageBeforeTheEndIsAnError) {
     l->trial_finished(finished("p2", 0, 2));
   }
   std::string data = read_file(path);
-  data[30] ^= 0x5a; // inside the first record
+  data[60] ^= 0x5a; // inside the first record's payload
   write_file_atomic(path, data);
+  for (auto reader : {+[](const std::filesystem::path &p) { ledger::open(p); },
+                      +[](const std::filesystem::path &p) { ledger::read(p); }}) {
+    try {
+      reader(path);
+      FAIL() << "a damaged ledger was accepted";
+    } catch (const error &e) {
+      EXPECT_EQ(e.status(), MKB_ERR_LEDGER);
+      EXPECT_NE(std::string(e.what()).find("at byte 8 (a record whose payload fails its checksum)"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("mkb ledger repair"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(read_file(path), data) << "a damaged ledger is never changed";
+  }
+}
+
+TEST(Ledger, OtherFilesAndFormatsAreRefusedByName) {
+  testing::temp_dir dir;
+  auto path = dir.write("x.ledger", "{\"not\": \"a ledger\"}");
+  EXPECT_THROW(
+      try { ledger::read(path); } catch (const error &e) {
+        EXPECT_NE(std::string(e.what()).find("not an mkb ledger"), std::string::npos) << e.what();
+        throw;
+      },
+      error);
+  write_file_atomic(path, std::string("MKBLEDG1") + std::string(40, '\0'));
   try {
     ledger::open(path);
     FAIL();
   } catch (const error &e) {
     EXPECT_EQ(e.status(), MKB_ERR_LEDGER);
-    EXPECT_NE(std::string(e.what()).find("checksum"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("format 1 (MKBLEDG1); this library reads format 2"), std::string::npos)
+        << e.what();
   }
-  write_file_atomic(path, "{\"not\": \"a ledger\"}");
-  EXPECT_THROW(ledger::open(path), error);
+}
+
+TEST(Ledger, AnEmptyFileIsReportedAndThenStarted) {
+  testing::temp_dir dir;
+  auto path = dir.write("run.ledger", "");
+  ledger_contents c = ledger::read_intact(path);
+  EXPECT_TRUE(c.gaps.empty_file);
+  EXPECT_EQ(c.records, 0u);
+  EXPECT_TRUE(ledger::dump_json(path).gaps.empty_file);
+  { ledger::open(path)->trial_finished(finished("p1", 0, 1)); }
+  EXPECT_EQ(ledger::read(path).finished.size(), 1u);
+
+  write_file_atomic(path, "MKBL"); // a crash while the magic was written
+  ASSERT_TRUE(ledger::read(path).gaps.torn_tail);
+  { ledger::open(path)->trial_finished(finished("p2", 0, 1)); }
+  ASSERT_EQ(ledger::read(path).finished.size(), 1u);
+  EXPECT_EQ(ledger::read(path).finished[0].key.problem, "p2");
 }
 
 TEST(Ledger, OneSessionAtATime) {
@@ -108,13 +156,191 @@ TEST(Ledger, DumpsJsonLines) {
     l->session_opened("cuda", "cuda");
     l->trial_finished(finished("p1", 2, 1.5));
   }
-  std::vector<std::string> lines = ledger::dump_json(path);
-  ASSERT_EQ(lines.size(), 2u);
+  ledger_dump dump = ledger::dump_json(path);
+  ASSERT_EQ(dump.records.size(), 2u);
+  std::vector<std::string> lines = {dump.records[0].json, dump.records[1].json};
   EXPECT_NE(lines[0].find("SessionOpened"), std::string::npos) << lines[0];
   EXPECT_NE(lines[1].find("\"problem\": \"p1\""), std::string::npos) << lines[1];
   EXPECT_EQ(lines[1].find('\n'), std::string::npos);
   EXPECT_EQ(lines[1].find("nan"), std::string::npos) << "NaN times are null in JSON: " << lines[1];
   EXPECT_NE(lines[1].find("\"time_us\": null"), std::string::npos) << lines[1];
+}
+
+// A ledger of 103 finished trials, p0 ... p102.
+std::filesystem::path write_103_records(const testing::temp_dir &dir) {
+  auto path = dir.path() / "run.ledger";
+  auto l = ledger::open(path);
+  for (int i = 0; i < 103; ++i) l->trial_finished(finished("p" + std::to_string(i), i % 4, 1 + i % 7));
+  return path;
+}
+
+std::vector<std::string> problems(const std::vector<trial_result> &results) {
+  std::vector<std::string> names;
+  for (const trial_result &r : results) names.push_back(r.key.problem);
+  return names;
+}
+
+std::vector<std::string> problems_but(int missing) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 103; ++i)
+    if (i != missing) names.push_back("p" + std::to_string(i));
+  return names;
+}
+
+// The adversary's reproducer: one bit flipped in the length field of a record in the middle.
+TEST(Ledger, AFlippedLengthBitLosesOnlyItsRecord) {
+  testing::temp_dir dir;
+  auto path = write_103_records(dir);
+  std::string clean = read_file(path);
+  size_t middle = ledger_frames::scan(clean, "").records[51].offset;
+  std::string damaged = clean;
+  damaged[middle + 4 + 2] ^= 0x10; // bit 20 of the length: it now claims about a megabyte, past the end
+  write_file_atomic(path, damaged);
+
+  ledger_contents c = ledger::read_intact(path);
+  EXPECT_EQ(problems(c.finished), problems_but(51));
+  EXPECT_FALSE(c.gaps.torn_tail) << "damage in the middle is not a torn tail";
+  ASSERT_EQ(c.gaps.damage.size(), 1u);
+  EXPECT_EQ(c.gaps.damage[0].offset, middle);
+  EXPECT_EQ(c.gaps.damage[0].bytes, ledger_frames::scan(clean, "").records[52].offset - middle);
+
+  try {
+    ledger::open(path);
+    FAIL() << "a session opened a damaged ledger";
+  } catch (const error &e) {
+    EXPECT_EQ(e.status(), MKB_ERR_LEDGER);
+    EXPECT_NE(std::string(e.what()).find(fmt::format("at byte {} (a record header that fails its checksum)", middle)),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("mkb ledger repair"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_file(path), damaged) << "opening must not truncate or otherwise change a damaged ledger";
+
+  auto repaired = dir.path() / "repaired.ledger";
+  ledger_repair r = ledger::repair(path, repaired);
+  EXPECT_EQ(r.kept_records, 102u);
+  ASSERT_EQ(r.dropped.damage.size(), 1u);
+  EXPECT_EQ(r.dropped.damage[0].offset, middle);
+  EXPECT_EQ(read_file(path), damaged) << "repair never writes over its input";
+  auto resumed = ledger::open(repaired);
+  EXPECT_EQ(problems(resumed->loaded().finished), problems_but(51));
+  EXPECT_TRUE(resumed->loaded().gaps.damage.empty());
+  EXPECT_EQ(score_json(resumed->loaded().finished), score_json(c.finished));
+  EXPECT_THROW(ledger::repair(path, repaired), error) << "an existing file is never replaced";
+}
+
+TEST(Ledger, EveryBitFlipInAHeaderOrPayloadCostsOneRecordAtMost) {
+  testing::temp_dir dir;
+  auto path = write_103_records(dir);
+  std::string clean = read_file(path);
+  ledger_frames::file_layout layout = ledger_frames::scan(clean, "");
+  size_t middle = layout.records[70].offset;
+  size_t record_end = layout.records[71].offset;
+  for (size_t at = middle; at < record_end; ++at)
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string damaged = clean;
+      damaged[at] ^= static_cast<char>(1 << bit);
+      ledger_frames::file_layout l = ledger_frames::scan(damaged, "");
+      ASSERT_EQ(l.records.size(), 102u) << "byte " << at << " bit " << bit;
+      ASSERT_EQ(l.damage.size(), 1u) << "byte " << at << " bit " << bit;
+      EXPECT_EQ(l.damage[0].offset, middle);
+      EXPECT_EQ(l.damage[0].bytes, record_end - middle);
+      EXPECT_FALSE(l.torn_tail);
+    }
+}
+
+TEST(Ledger, GarbageInTheMiddleIsSkippedAndMeasured) {
+  testing::temp_dir dir;
+  auto path = write_103_records(dir);
+  std::string clean = read_file(path);
+  ledger_frames::file_layout layout = ledger_frames::scan(clean, "");
+  size_t first = layout.records[10].offset, second = layout.records[60].offset;
+  // Garbage that looks like records (markers, a header cut short), then a whole frame whose payload
+  // passes its checksums but is not a ledger record: the reader skips the frame whole.
+  std::string garbage = "MKBR" + std::string(100, 'x') + "MKBR\x01\x02" + std::string(37, '\xff');
+  std::string foreign = ledger_frames::frame("not a flatbuffer");
+  write_file_atomic(path, clean.substr(0, first) + garbage + clean.substr(first, second - first) + foreign +
+                              clean.substr(second));
+  ledger_contents c = ledger::read_intact(path);
+  EXPECT_EQ(c.records, 103u);
+  ASSERT_EQ(c.gaps.damage.size(), 2u);
+  EXPECT_EQ(c.gaps.damage[0].offset, first);
+  EXPECT_EQ(c.gaps.damage[0].bytes, garbage.size());
+  EXPECT_EQ(c.gaps.damage[1].offset, second + garbage.size());
+  EXPECT_EQ(c.gaps.damage[1].bytes, foreign.size());
+  EXPECT_EQ(c.gaps.damage[1].why, "a record that passes its checksums but is not a ledger record");
+  EXPECT_FALSE(c.gaps.torn_tail);
+  EXPECT_THROW(ledger::open(path), error);
+}
+
+TEST(Ledger, DamageFollowedByATornTailReportsBoth) {
+  testing::temp_dir dir;
+  auto path = write_103_records(dir);
+  std::string data = read_file(path);
+  ledger_frames::file_layout layout = ledger_frames::scan(data, "");
+  data[layout.records[20].offset] ^= 1;       // the marker
+  data.resize(layout.records[102].offset + 30); // a crash in the last append
+  write_file_atomic(path, data);
+  ledger_contents c = ledger::read_intact(path);
+  EXPECT_EQ(c.records, 101u);
+  ASSERT_EQ(c.gaps.damage.size(), 1u);
+  EXPECT_EQ(c.gaps.damage[0].offset, layout.records[20].offset);
+  ASSERT_TRUE(c.gaps.torn_tail);
+  EXPECT_EQ(c.gaps.torn_tail->offset, layout.records[102].offset);
+}
+
+TEST(Ledger, ZerosAtTheEndAreATornTail) {
+  testing::temp_dir dir;
+  auto path = write_103_records(dir);
+  std::string data = read_file(path);
+  size_t end = data.size();
+  write_file_atomic(path, data + std::string(300, '\0')); // the file grew before its data reached the disk
+  ledger_contents c = ledger::read(path);
+  EXPECT_EQ(c.records, 103u);
+  ASSERT_TRUE(c.gaps.torn_tail);
+  EXPECT_EQ(c.gaps.torn_tail->offset, end);
+  write_file_atomic(path, data + std::string(300, 'z'));
+  EXPECT_EQ(ledger::read_intact(path).gaps.damage.size(), 1u) << "anything but zeros after the last record is damage";
+}
+
+TEST(Ledger, DumpEscapesTextThatIsNotUtf8AndNamesWhatItCannotPrint) {
+  testing::temp_dir dir;
+  auto path = dir.path() / "run.ledger";
+  std::string skill = "bytes \xff\xfe then caf\xc3\xa9 \\x41";
+  {
+    auto l = ledger::open(path);
+    l->skill_updated(finished("p1", 0, 0).key, skill);
+    trial_result r = finished("p1", 0, 2);
+    r.skill = skill;
+    l->trial_finished(r);
+  }
+  // A record a newer library could write: a body type this one does not know.
+  flatbuffers::FlatBufferBuilder b;
+  auto trial = records::CreateTrial(b, b.CreateString("m"));
+  records::RecordBuilder record(b);
+  record.add_body_type(static_cast<records::Body>(42));
+  record.add_body(trial.Union());
+  b.Finish(record.Finish());
+  std::string newer = ledger_frames::frame({reinterpret_cast<const char *>(b.GetBufferPointer()), b.GetSize()});
+  size_t newer_offset = read_file(path).size();
+  write_file_atomic(path, read_file(path) + newer);
+  {
+    auto l = ledger::open(path);
+    l->session_opened("cuda", "cuda");
+  }
+
+  EXPECT_EQ(ledger::read(path).finished[0].skill, skill) << "skills are stored as given";
+  ledger_dump dump = ledger::dump_json(path);
+  ASSERT_EQ(dump.records.size(), 4u);
+  for (const printed_record &r : dump.records) EXPECT_TRUE(testing::is_valid_utf8(r.json)) << r.json;
+  EXPECT_NE(dump.records[0].json.find(R"("text": "bytes \u00FF\u00FE then caf\u00E9 \\x41")"), std::string::npos)
+      << dump.records[0].json;
+  EXPECT_NE(dump.records[1].json.find(R"(\u00FF\u00FE)"), std::string::npos) << dump.records[1].json;
+  EXPECT_TRUE(dump.records[2].json.empty());
+  EXPECT_EQ(dump.records[2].number, 3u);
+  EXPECT_EQ(dump.records[2].offset, newer_offset);
+  EXPECT_NE(dump.records[2].why_not.find("ledger schema"), std::string::npos) << dump.records[2].why_not;
+  EXPECT_NE(dump.records[3].json.find("SessionOpened"), std::string::npos) << "the dump carries on after it";
 }
 
 } // namespace

@@ -16,6 +16,7 @@
 #include "mkb.h"
 #include "support/paths.hpp"
 #include "support/temp_dir.hpp"
+#include "support/utf8.hpp"
 
 namespace mkb {
 namespace {
@@ -101,6 +102,31 @@ TEST(Session, HandsOutSolosThenSkillArmsWithTheirSkill) {
   } catch (const error &e) {
     EXPECT_EQ(e.status(), MKB_ERR_STATE);
   }
+}
+
+TEST(Session, ASkillThatIsNotUtf8IsKeptAsGivenAndEscapedInJson) {
+  testing::temp_dir dir;
+  const std::string skill = "tile \xff\xfe by 128\xc3";
+  {
+    session s(scripted_config(dir));
+    bool done = false;
+    std::shared_ptr<task> solo = s.next_tasks(std::chrono::milliseconds(0), 1, &done)[0];
+    ASSERT_EQ(solo->key().arm, MKB_ARM_SOLO_A);
+    solo->submit(kernel(*solo, 10));
+    solo->submit_skill(skill);
+    solo->finalize("agent");
+    std::vector<std::shared_ptr<task>> next;
+    for (int i = 0; i < 20 && (next.empty() || next[0]->key().arm != MKB_ARM_A2B_SKILL); ++i)
+      next = s.next_tasks(std::chrono::milliseconds(200), 1, &done);
+    ASSERT_FALSE(next.empty());
+    ASSERT_EQ(next[0]->key().arm, MKB_ARM_A2B_SKILL);
+    EXPECT_NE(next[0]->source_skill().find(skill), std::string::npos) << "the skill reaches the next arm as given";
+    EXPECT_TRUE(testing::is_valid_utf8(next[0]->json()));
+    EXPECT_NE(next[0]->json().find(R"(tile \u00ff\u00fe by 128\u00c3)"), std::string::npos) << next[0]->json();
+  }
+  EXPECT_EQ(ledger::read(dir.path() / "run.ledger").finished[0].skill, skill);
+  for (const printed_record &r : ledger::dump_json(dir.path() / "run.ledger").records)
+    EXPECT_TRUE(!r.json.empty() && testing::is_valid_utf8(r.json)) << r.json;
 }
 
 TEST(Session, BudgetEdges) {
