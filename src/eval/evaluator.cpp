@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/output_tail.hpp"
 #include "core/random.hpp"
 #include "spec/problem.hpp"
 
@@ -95,6 +96,7 @@ evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::strin
     } catch (const error &e) {
       return refused(p, d, source, fmt::format("infrastructure failure: {}", e.what()));
     }
+    r.worker_output = reply.output;
     if (reply.status == worker_reply::timed_out) {
       bool compiling = reply.last_stage.empty() || reply.last_stage == "compile";
       r.verdict = compiling ? MKB_VERDICT_COMPILE_ERROR : MKB_VERDICT_TIMEOUT;
@@ -108,6 +110,7 @@ evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::strin
       if (attempt < crash_retries) continue; // once more on a fresh worker: it may not be the submission's doing
       r.verdict = MKB_VERDICT_CRASHED;
       r.detail = fmt::format("the GPU worker {} while in stage '{}', twice", reply.how_it_ended, reply.last_stage);
+      if (!reply.output.empty()) r.detail += "; its last output:\n" + last_bytes_of(reply.output, 2048);
       r.result.stage = reply.last_stage;
       break;
     }

@@ -11,6 +11,8 @@
 //   mkb-double: hang              never answer (the library's deadline must kill it)
 //   mkb-double: lose-context      answer, then exit as after a fault
 //   mkb-double: sleep_ms=N        take N milliseconds (an evaluation that outlasts a deadline)
+//   mkb-double: print=N           print N numbered lines on stdout and N on stderr while "running"
+//                                 (as a kernel's device printf does)
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -80,6 +82,11 @@ protected:
     if (result.verdict != MKB_VERDICT_COMPILED) return result;
     const std::string source = request.submission()->code()->source()->str();
     progress("correctness");
+    if (std::string lines = directive(source, "print"); !lines.empty())
+      for (int i = 0, n = std::atoi(lines.c_str()); i < n; ++i) {
+        std::printf("mkb-noise stdout line %d\n", i);
+        std::fprintf(stderr, "mkb-noise stderr line %d\n", i);
+      }
     if (!directive(source, "crash").empty()) std::abort();
     if (std::string sleep = directive(source, "sleep_ms"); !sleep.empty())
       std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(sleep.c_str())));
@@ -110,5 +117,6 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "mkb-worker-double: no channel on file descriptor 3\n");
     return 2;
   }
+  std::setvbuf(stdout, nullptr, _IONBF, 0); // as mkb-worker does
   return double_loop(ordinal).serve();
 }
