@@ -42,6 +42,7 @@ session_arguments::session_arguments(const arguments &a)
   if (!suite_.empty()) options_.suite_path = suite_.c_str();
   if (!gpus_.empty()) options_.gpus = gpus_.c_str();
   if (a.has("compile-only")) options_.flags |= MKB_OPEN_COMPILE_ONLY;
+  if (a.has("no-sandbox")) options_.flags |= MKB_OPEN_NO_SANDBOX;
 }
 
 } // namespace mkb::cli

@@ -42,6 +42,7 @@ session::session(session_config config) : config_(std::move(config)), suite_(sui
   settings.max_source_bytes = config_.budget_source_bytes;
   settings.frontends.python = config_.python;
   settings.frontends.cache_dir = config_.cache_dir;
+  settings.frontends.sandbox = config_.sandbox;
   evaluator_ = std::make_unique<evaluator>(*workers_, settings);
 
   std::vector<fingerprints> prints_a, prints_b;
