@@ -202,7 +202,10 @@ static std::optional<std::string> find_cutlass_include(const frontend_environmen
   json_writer request;
   request.begin_object().field("dsl", "cute").field("probe", true).end_object();
   try {
-    frontend_answer answer = run_python_frontend(env, request.str());
+    // Only the library's own probe runs, no submission code: `cute` needs no sandbox.
+    frontend_environment unconfined = env;
+    unconfined.sandbox = false;
+    frontend_answer answer = run_python_frontend(unconfined, request.str());
     const frontend::Response *r = answer.response();
     if (r->error()) {
       if (why) *why = r->error()->str();
