@@ -154,6 +154,11 @@ typedef struct mkb_report mkb_report;
 /* mkb_open_options.flags */
 #define MKB_OPEN_COMPILE_ONLY 0x1u /* never run kernels: compile and check plans only (no GPU) */
 #define MKB_OPEN_RERUN_STALE 0x2u  /* rerun ledger records whose problem, DSL or contract changed */
+#define MKB_OPEN_NO_SANDBOX 0x4u   /* run Python DSL frontends (a submission's own Python code)
+                                      outside their sandbox, as does the environment variable
+                                      MKB_NO_SANDBOX=1. Without either, where no sandbox is usable
+                                      (bubblewrap missing or refused), Python DSL submissions are
+                                      REFUSED, not counted, with the reason: docs/DSLS.md */
 
 typedef struct mkb_open_options {
   size_t struct_size;            /* sizeof(mkb_open_options) as the caller compiled it */

@@ -59,7 +59,7 @@ type Options struct {
 	SuitePath, DslA, DslB, Problems, Families, Model, LedgerPath, Gpus, WorkerPath, CacheDir, Python, GPULockDir string
 	Replicates, BudgetSeconds, BudgetSubmissions, BudgetSourceBytes, SkillMaxBytes                               uint32
 	Seed                                                                                                         uint64
-	CompileOnly, RerunStale                                                                                      bool
+	CompileOnly, RerunStale, NoSandbox                                                                           bool
 }
 
 // Session is a benchmark run.
@@ -97,6 +97,9 @@ func Open(o Options) (*Session, error) {
 	}
 	if o.RerunStale {
 		raw.flags |= C.MKB_OPEN_RERUN_STALE
+	}
+	if o.NoSandbox {
+		raw.flags |= C.MKB_OPEN_NO_SANDBOX
 	}
 	var handle *C.mkb_session
 	if status := C.mkb_open(&raw, &handle); status != C.MKB_OK {

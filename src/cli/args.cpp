@@ -44,6 +44,7 @@ session_arguments::session_arguments(const arguments &a)
   if (!gpus_.empty()) options_.gpus = gpus_.c_str();
   if (a.get("gpu-lock-dir")) options_.gpu_lock_dir = gpu_lock_dir_.c_str();
   if (a.has("compile-only")) options_.flags |= MKB_OPEN_COMPILE_ONLY;
+  if (a.has("no-sandbox")) options_.flags |= MKB_OPEN_NO_SANDBOX;
 }
 
 } // namespace mkb::cli

@@ -29,8 +29,7 @@ arguments parse_arguments(int argc, char **argv, int first, const std::set<std::
                           const std::set<std::string> &flag_options);
 
 // The session options of the commands that evaluate: --suite DIR, --gpus LIST, --gpu-lock-dir DIR,
-// --compile-only. The
-// options point into this object: keep it alive while they are used.
+// --compile-only, --no-sandbox. The options point into this object: keep it alive while they are used.
 class session_arguments {
 public:
   explicit session_arguments(const arguments &a);

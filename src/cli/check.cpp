@@ -18,9 +18,9 @@ namespace mkb::cli {
 int run_check(int argc, char **argv) {
   arguments a;
   try {
-    a = parse_arguments(argc, argv, 2, {"problem", "dsl", "suite", "gpus", "gpu-lock-dir"}, {"json", "compile-only"});
+    a = parse_arguments(argc, argv, 2, {"problem", "dsl", "suite", "gpus", "gpu-lock-dir"}, {"json", "compile-only", "no-sandbox"});
     if (!a.get("problem") || !a.get("dsl") || a.positional.size() != 1)
-      throw std::invalid_argument("usage: mkb check --problem ID --dsl DSL FILE [--json] [--suite DIR] [--gpus LIST] [--compile-only]");
+      throw std::invalid_argument("usage: mkb check --problem ID --dsl DSL FILE [--json] [--suite DIR] [--gpus LIST] [--compile-only] [--no-sandbox]");
   } catch (const std::exception &e) {
     fmt::print(stderr, "mkb check: {}\n", e.what());
     return exit_usage;

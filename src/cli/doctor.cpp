@@ -10,6 +10,7 @@
 #include "cuda/nvrtc_compiler.hpp"
 #include "cuda/ptx_entries.hpp"
 #include "dsl/dsl.hpp"
+#include "dsl/sandbox.hpp"
 #include "eval/worker_client.hpp"
 #include "mkb.h"
 
@@ -81,6 +82,16 @@ int run_doctor(int argc, char **argv) {
 
   frontend_environment env;
   if (auto python = environment("MKB_PYTHON")) env.python = *python;
+  const python_sandbox &box = python_sandbox_for(env.python);
+  if (sandbox_disabled_by_environment())
+    fmt::print("sandbox      off (MKB_NO_SANDBOX is set): Python DSL submissions run unconfined\n");
+  else if (box.usable())
+    fmt::print("sandbox      usable: {} confines {} (no network, no home, a private /tmp)\n", box.bwrap, box.interpreter);
+  else if (!box.sandbox_error.empty())
+    fmt::print("sandbox      NOT usable: {}; Python DSL submissions are refused (MKB_NO_SANDBOX=1 or --no-sandbox runs "
+               "them unconfined)\n", box.sandbox_error);
+  else
+    fmt::print("sandbox      not checked: {}\n", box.interpreter_error);
   for (const char *name : known_dsls) {
     const dsl *d = find_dsl(name);
     std::string why;

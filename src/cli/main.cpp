@@ -17,6 +17,7 @@ void usage(FILE *out) {
              "  suite validate [--problem ID] [--suite DIR] [--gpus LIST]\n"
              "                              prove each problem sound: solutions, degenerate outputs, sensitivity\n"
              "  check --problem ID --dsl DSL FILE [--json] [--suite DIR] [--gpus LIST] [--compile-only]\n"
+             "        [--no-sandbox]\n"
              "                              evaluate one kernel and print its report\n"
              "  draw --problem ID --seed S --out DIR [--suite DIR] [--gpu N]\n"
              "                              write one draw's inputs and the anchor's outputs\n"

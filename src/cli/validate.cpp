@@ -152,9 +152,9 @@ void print_table(const std::vector<problem_outcome> &outcomes, bool compile_only
 int run_suite(int argc, char **argv) {
   arguments a;
   try {
-    a = parse_arguments(argc, argv, 2, {"problem", "suite", "gpus", "gpu-lock-dir"}, {"compile-only"});
+    a = parse_arguments(argc, argv, 2, {"problem", "suite", "gpus", "gpu-lock-dir"}, {"compile-only", "no-sandbox"});
     if (a.positional.size() != 1 || a.positional[0] != "validate")
-      throw std::invalid_argument("usage: mkb suite validate [--problem ID] [--suite DIR] [--gpus LIST] [--compile-only]");
+      throw std::invalid_argument("usage: mkb suite validate [--problem ID] [--suite DIR] [--gpus LIST] [--compile-only] [--no-sandbox]");
   } catch (const std::exception &e) {
     fmt::print(stderr, "mkb suite: {}\n", e.what());
     return exit_usage;
@@ -178,6 +178,7 @@ int run_suite(int argc, char **argv) {
              s->compile_only() ? "without a GPU: specs, compilation and plans only" : "on the GPU");
   frontend_environment env;
   env.python = s->config().python;
+  env.sandbox = s->config().sandbox;
   dsl_availability dsls(env);
   std::vector<problem_outcome> outcomes;
   for (const problem *p : selected) {

@@ -32,6 +32,7 @@ struct frontend_environment {
                                       // then the nvidia-cutlass package of `python`
   std::chrono::seconds time_limit{120}; // for one frontend run, as for one compilation
   std::string cache_dir;              // where answers are remembered (the compile cache's folder); empty: nowhere
+  bool sandbox = true;                // run them confined (dsl/sandbox.hpp); false: MKB_OPEN_NO_SANDBOX
 };
 
 class dsl {

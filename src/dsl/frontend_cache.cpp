@@ -23,7 +23,7 @@ frontend_answer run_python_frontend_cached(const frontend_environment &env, std:
   std::filesystem::path path = cache_entry_path(env.cache_dir, "frontend", key.digest());
 
   if (auto payload = read_cache_entry(path, magic)) {
-    frontend_answer cached{std::vector<uint8_t>(payload->begin(), payload->end())};
+    frontend_answer cached{std::vector<uint8_t>(payload->begin(), payload->end()), ""};
     flatbuffers::Verifier verifier(cached.buffer.data(), cached.buffer.size());
     if (frontend::VerifyResponseBuffer(verifier)) {
       if (hit) *hit = true;

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/embedded_files.hpp"
+#include "core/output_tail.hpp"
 #include "core/json_writer.hpp"
 #include "dsl/dsl.hpp"
 #include "dsl/frontend_cache.hpp"
@@ -71,7 +72,11 @@ public:
     }
     frontend_answer answer = run_python_frontend_cached(env, facts_.pinned, request_for(source, p, plan));
     const frontend::Response *r = answer.response();
-    if (r->error()) throw submission_error(fmt::format("{} could not compile the submission:\n{}", facts_.name, r->error()->str()));
+    if (r->error()) {
+      std::string message = fmt::format("{} could not compile the submission:\n{}", facts_.name, r->error()->str());
+      if (!answer.output.empty()) message += "\nThe frontend's output:\n" + last_bytes_of(answer.output, 4096);
+      throw submission_error(message);
+    }
 
     prepared_submission out;
     out.module.name = "submission.py";

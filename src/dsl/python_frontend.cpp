@@ -17,7 +17,9 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/json_writer.hpp"
+#include "core/output_tail.hpp"
 #include "core/process.hpp"
+#include "dsl/sandbox.hpp"
 
 namespace mkb {
 
@@ -52,6 +54,9 @@ void send_all(int socket, std::string_view data) {
   }
   ::shutdown(socket, SHUT_WR);
 }
+
+// How much of the frontend's own output an error message quotes (the rest is the DSL's chatter).
+constexpr size_t max_output_in_message = 4096;
 
 // An answer is code and a few facts: far below this. A submission that writes more is refused.
 constexpr size_t max_answer_bytes = size_t(64) << 20;
@@ -100,27 +105,65 @@ frontend_answer run_python_frontend(const frontend_environment &env, const std::
   std::filesystem::path driver = folder.path() / "mkb_frontend.py";
   write_file_atomic(driver, script->data, false);
 
+  spawn_options options;
+  options.capture_output = true;
+  options.limits = frontend_limits(env.time_limit);
+  std::string executable = env.python;
+  std::vector<std::string> arguments = {driver.string()};
+  if (env.sandbox && !sandbox_disabled_by_environment()) {
+    const python_sandbox &box = python_sandbox_for(env.python);
+    if (!box.interpreter_error.empty()) throw submission_error(box.interpreter_error);
+    if (!box.sandbox_error.empty())
+      throw submission_error(fmt::format("Python DSL submissions run in a sandbox, and none is usable here: {}. To run "
+                                         "them unconfined instead, at your own risk: set MKB_NO_SANDBOX=1, or pass "
+                                         "MKB_OPEN_NO_SANDBOX to mkb_open, or --no-sandbox to mkb",
+                                         box.sandbox_error));
+    sandboxed_command command = sandboxed_python(box, driver.string());
+    executable = command.executable;
+    arguments = std::move(command.arguments);
+    options.environment = std::move(command.environment);
+  }
   child_process child;
   try {
-    child = child_process::spawn(env.python, {driver.string()});
+    child = child_process::spawn(executable, arguments, options);
   } catch (const error &e) {
     throw submission_error(fmt::format("the Python interpreter '{}' cannot run: {}", env.python, e.what()));
   }
+  // Whatever goes wrong, what the frontend printed (the DSL's native parts included) says why.
+  auto with_output = [&child](std::string message) {
+    std::string output = child.output()->take();
+    if (!output.empty()) message += "\nThe frontend's output:\n" + last_bytes_of(output, max_output_in_message);
+    return submission_error(message);
+  };
   auto deadline = std::chrono::steady_clock::now() + env.time_limit;
-  send_all(child.socket(), request_json);
-  std::optional<std::string> answer = receive_all(child.socket(), deadline);
+  std::optional<std::string> answer;
+  try {
+    send_all(child.socket(), request_json);
+    answer = receive_all(child.socket(), deadline);
+  } catch (const submission_error &e) {
+    child.kill();
+    throw with_output(e.what());
+  }
   if (!answer) {
     child.kill();
-    throw submission_error(fmt::format("the DSL frontend took longer than {} s and was stopped", env.time_limit.count()));
+    throw with_output(fmt::format("the DSL frontend took longer than {} s and was stopped", env.time_limit.count()));
   }
-  std::optional<std::string> ended;
-  while (!(ended = child.try_reap()) && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  if (!ended) child.kill();
-  if (answer->empty())
-    throw submission_error(fmt::format("the DSL frontend ({}) answered nothing: it {}", env.python,
-                                       ended.value_or("did not end")));
-  return {parse_answer(*answer)};
+  if (answer->empty()) {
+    // Give it a moment to end, so that how it ended can be told.
+    std::optional<std::string> ended;
+    auto patience = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (!(ended = child.try_reap()) && std::chrono::steady_clock::now() < patience)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::string how = ended ? *ended : "did not end: " + child.kill();
+    throw with_output(fmt::format("the DSL frontend ({}) answered nothing: it {}", env.python, how));
+  }
+  // It has answered: whatever it left running goes now (in the sandbox, its whole process tree).
+  child.kill();
+  try {
+    return {parse_answer(*answer), child.output()->take()};
+  } catch (const submission_error &e) {
+    throw with_output(e.what());
+  }
 }
 
 std::optional<std::string> cutlass_include_dir(const frontend_environment &env, std::string *why) {
@@ -159,7 +202,10 @@ static std::optional<std::string> find_cutlass_include(const frontend_environmen
   json_writer request;
   request.begin_object().field("dsl", "cute").field("probe", true).end_object();
   try {
-    frontend_answer answer = run_python_frontend(env, request.str());
+    // Only the library's own probe runs, no submission code: `cute` needs no sandbox.
+    frontend_environment unconfined = env;
+    unconfined.sandbox = false;
+    frontend_answer answer = run_python_frontend(unconfined, request.str());
     const frontend::Response *r = answer.response();
     if (r->error()) {
       if (why) *why = r->error()->str();

@@ -1,7 +1,7 @@
 // Runs src/dsl/frontends/mkb_frontend.py in a child process: the Python DSLs (Triton, CuTe DSL,
 // TIRx) compile there, so that neither their packages nor a submission's own Python code ever run
-// inside the library. One JSON request goes out on the child's socket, one JSON answer comes back
-// (src/dsl/frontend.fbs), within the environment's time limit.
+// inside the library, nor outside a sandbox. One JSON request goes out on the child's socket, one JSON
+// answer comes back (src/dsl/frontend.fbs), within the environment's time limit.
 #pragma once
 
 #include <cstdint>
@@ -17,11 +17,14 @@ namespace mkb {
 // The verified answer of one run; its root is frontend::Response.
 struct frontend_answer {
   std::vector<uint8_t> buffer;
+  std::string output; // what the frontend printed on stdout and stderr (bounded); "" from the cache
   const frontend::Response *response() const { return frontend::GetResponse(buffer.data()); }
 };
 
-// Sends `request_json` and returns the answer. Throws submission_error when the interpreter cannot
-// start, dies, exceeds env.time_limit or answers something that does not parse.
+// Sends `request_json` and returns the answer. Runs in the sandbox (dsl/sandbox.hpp) unless
+// env.sandbox is false or MKB_NO_SANDBOX is set. Throws submission_error when the interpreter cannot
+// start, no sandbox is usable, the frontend dies, exceeds env.time_limit or answers something that
+// does not parse; the message ends with the frontend's last output.
 frontend_answer run_python_frontend(const frontend_environment &env, const std::string &request_json);
 
 // The CUTLASS include folder for `cute`: env.cutlass_include, $MKB_CUTLASS_INCLUDE, then the

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/output_tail.hpp"
 #include "core/random.hpp"
 #include "spec/problem.hpp"
 
@@ -103,6 +104,7 @@ evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::strin
     } catch (const error &e) {
       return refused(p, d, source, fmt::format("infrastructure failure: {}", e.what()), pool_wait_ms);
     }
+    r.worker_output = reply.output;
     if (reply.status == worker_reply::timed_out && reply.last_stage == "queued")
       return refused(p, d, source, fmt::format("infrastructure failure: waited over {} min for the GPU, which other "
                                                "evaluations hold; the worker was stopped",
@@ -121,6 +123,7 @@ evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::strin
       if (attempt < crash_retries) continue; // once more on a fresh worker: it may not be the submission's doing
       r.verdict = MKB_VERDICT_CRASHED;
       r.detail = fmt::format("the GPU worker {} while in stage '{}', twice", reply.how_it_ended, reply.last_stage);
+      if (!reply.output.empty()) r.detail += "; its last output:\n" + last_bytes_of(reply.output, 2048);
       r.result.stage = reply.last_stage;
       break;
     }

@@ -142,6 +142,7 @@ void finish_report(evaluation_report &r, const problem &p) {
   j.key("device").begin_object().field("name", e.device.name).field("uuid", e.device.uuid);
   j.field("compute_capability", fmt::format("{}.{}", e.device.major, e.device.minor)).field("sm_count", e.device.sm_count);
   j.field("l2_bytes", e.device.l2_bytes).field("memory_bytes", e.device.memory_bytes).end_object();
+  if (!r.worker_output.empty()) j.field("worker_output", r.worker_output);
   j.field("message", r.message);
   j.end_object();
   r.json = j.take();

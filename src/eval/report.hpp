@@ -26,6 +26,7 @@ struct evaluation_report {
   double fraction_of_light = NAN; // speed-of-light time / measured time
   std::string light_bound;        // "memory" or "compute", and the peaks' source
   std::string detail;             // what happened, for refusals and failures
+  std::string worker_output;      // what the GPU worker printed during the evaluation (its last 64 KiB)
   wire::evaluation_result result; // everything the worker measured
   // Budget after this submission (filled by the protocol layer; 0 outside a task).
   uint32_t submissions_left = 0;

@@ -34,7 +34,9 @@ void worker_client::ensure_started() {
     if (!child_.try_reap()) return; // still running
   }
   if (started_once_) ++restarts_;
-  child_ = child_process::spawn(executable_, {"--device", std::to_string(device_)});
+  spawn_options options;
+  options.capture_output = true;
+  child_ = child_process::spawn(executable_, {"--device", std::to_string(device_)}, options);
   started_once_ = true;
 }
 
@@ -42,6 +44,13 @@ void worker_client::stop() { child_.kill(); }
 
 worker_reply worker_client::request(const std::vector<uint8_t> &frame, const stage_budget &budget) {
   ensure_started();
+  child_.output()->take(); // printed between requests: part of no evaluation
+  worker_reply reply = exchange(frame, budget);
+  if (output_tail *output = child_.output()) reply.output = output->take(); // kept after a kill, too
+  return reply;
+}
+
+worker_reply worker_client::exchange(const std::vector<uint8_t> &frame, const stage_budget &budget) {
   worker_reply reply;
   auto until = std::chrono::steady_clock::now() + budget("");
   try {

@@ -1,6 +1,7 @@
 // The library's side of one GPU worker process: starts it on first use, sends a request, waits for
 // the answer under a deadline (reading progress messages meanwhile), and replaces the process when it
-// dies, hangs past the deadline, or reports that its CUDA context is lost.
+// dies, hangs past the deadline, or reports that its CUDA context is lost. The worker's stdout and
+// stderr come to the client, never to the embedding program's own descriptors.
 #pragma once
 
 #include <chrono>
@@ -24,6 +25,8 @@ struct worker_reply {
   std::vector<uint8_t> frame;      // the final Response when answered
   std::string last_stage;          // the last progress stage reported
   std::string how_it_ended;        // "killed by signal 9", ... when timed_out or died
+  std::string output;              // what the worker printed meanwhile (device printf included), its
+                                   // last 64 KiB as valid UTF-8; "" when nothing
   const wire::Response *response() const { return flatbuffers::GetRoot<wire::Response>(frame.data()); }
 };
 
@@ -62,6 +65,7 @@ public:
 
 private:
   void ensure_started();
+  worker_reply exchange(const std::vector<uint8_t> &frame, const stage_budget &budget);
 
   std::string executable_;
   int device_;

@@ -43,6 +43,7 @@ session::session(session_config config) : config_(std::move(config)), suite_(sui
   settings.frontends.python = config_.python;
   settings.gpu_lock_dir = config_.gpu_lock_dir;
   settings.frontends.cache_dir = config_.cache_dir;
+  settings.frontends.sandbox = config_.sandbox;
   evaluator_ = std::make_unique<evaluator>(*workers_, settings);
 
   std::vector<fingerprints> prints_a, prints_b;

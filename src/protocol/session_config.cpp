@@ -79,10 +79,11 @@ session_config config_from_options(const mkb_open_options *options) {
     c.gpus = ordinals;
   }
   c.seed = options->seed;
-  if (options->flags & ~(MKB_OPEN_COMPILE_ONLY | MKB_OPEN_RERUN_STALE))
-    fail(MKB_ERR_CONFIG, "flags: unknown bits {:#x}", options->flags & ~(MKB_OPEN_COMPILE_ONLY | MKB_OPEN_RERUN_STALE));
+  constexpr uint32_t known_flags = MKB_OPEN_COMPILE_ONLY | MKB_OPEN_RERUN_STALE | MKB_OPEN_NO_SANDBOX;
+  if (options->flags & ~known_flags) fail(MKB_ERR_CONFIG, "flags: unknown bits {:#x}", options->flags & ~known_flags);
   c.compile_only = options->flags & MKB_OPEN_COMPILE_ONLY;
   c.rerun_stale = options->flags & MKB_OPEN_RERUN_STALE;
+  c.sandbox = !(options->flags & MKB_OPEN_NO_SANDBOX); // MKB_NO_SANDBOX is read where frontends run
   c.worker_path = text(options->worker_path).value_or("");
   c.cache_dir = options->cache_dir ? options->cache_dir : default_cache_dir().string();
   if (options->python) c.python = options->python;

@@ -27,6 +27,7 @@ struct session_config {
   uint64_t seed = 0;
   bool compile_only = false;
   bool rerun_stale = false;
+  bool sandbox = true; // Python DSL frontends run confined (MKB_OPEN_NO_SANDBOX clears it)
   std::string worker_path;
   std::string cache_dir;
   std::string python = "python3";

@@ -1,6 +1,7 @@
 // mkb-worker: the process that owns one GPU for libmkb (docs/ARCHITECTURE.md). The library starts
 // it with a socket on file descriptor 3; worker_loop serves the requests that arrive there.
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 
 #include <cstdio>
@@ -28,9 +29,14 @@ int main(int argc, char **argv) {
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
+  // stdout and stderr are a pipe the library keeps the tail of (device printf included): unbuffered,
+  // so that what an evaluation printed is there by the time its answer is.
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
   try {
     return mkb::worker::worker_loop(ordinal).serve();
   } catch (const std::exception &e) {
+    pollfd channel{3, 0, 0};
+    if (poll(&channel, 1, 0) == 1 && (channel.revents & (POLLHUP | POLLERR | POLLNVAL))) return 0; // the library is gone
     std::fprintf(stderr, "mkb-worker: %s\n", e.what());
     return 1;
   }

@@ -49,7 +49,16 @@ void worker_loop::end_after_lost_context() {
   _exit(exit_context_lost);
 }
 
-void worker_loop::send(const std::vector<uint8_t> &frame) { wire::send_frame(channel_fd_, frame); }
+void worker_loop::send(const std::vector<uint8_t> &frame) {
+  try {
+    wire::send_frame(channel_fd_, frame);
+  } catch (const error &e) {
+    if (e.status() != MKB_ERR_WORKER) throw;
+    // The library is gone: nobody is left to answer or to read a message. Exit at once, quietly and
+    // without destructors, as after a lost context (a CUDA call may be in flight).
+    _exit(0);
+  }
+}
 
 void worker_loop::answer_failure(const std::string &message) {
   flatbuffers::FlatBufferBuilder b;

@@ -12,6 +12,8 @@
 //   mkb-double: lose-context      answer, then exit as after a fault
 //   mkb-double: sleep_ms=N        take N milliseconds on the "GPU" (an evaluation that outlasts a
 //                                 deadline, or holds the host's GPU lock that long)
+//   mkb-double: print=N           print N numbered lines on stdout and N on stderr while "running"
+//                                 (as a kernel's device printf does)
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -99,6 +101,11 @@ protected:
       result.gpu_wait_ms = turn.waited().count();
     }
     progress("correctness");
+    if (std::string lines = directive(source, "print"); !lines.empty())
+      for (int i = 0, n = std::atoi(lines.c_str()); i < n; ++i) {
+        std::printf("mkb-noise stdout line %d\n", i);
+        std::fprintf(stderr, "mkb-noise stderr line %d\n", i);
+      }
     if (!directive(source, "crash").empty()) std::abort();
     if (std::string sleep = directive(source, "sleep_ms"); !sleep.empty())
       std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(sleep.c_str())));
@@ -128,5 +135,6 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "mkb-worker-double: no channel on file descriptor 3\n");
     return 2;
   }
+  std::setvbuf(stdout, nullptr, _IONBF, 0); // as mkb-worker does
   return double_loop(ordinal).serve();
 }

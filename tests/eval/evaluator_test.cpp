@@ -86,6 +86,19 @@ TEST_F(Evaluator, TimesBecomeSpeedupAndSpeedOfLight) {
   EXPECT_NE(r.json.find("\"speedup\":4"), std::string::npos);
 }
 
+TEST_F(Evaluator, WhatTheWorkerPrintedIsInTheReport) {
+  evaluation_report noisy = run(testing::worker_double(), solution() + "\n// mkb-double: print=2\n", false);
+  EXPECT_EQ(noisy.verdict, MKB_VERDICT_PASSED) << noisy.message;
+  EXPECT_NE(noisy.worker_output.find("mkb-noise stdout line 1"), std::string::npos) << noisy.worker_output;
+  EXPECT_NE(noisy.json.find("\"worker_output\":\"mkb-noise stdout line 0\\n"), std::string::npos) << noisy.json;
+  evaluation_report quiet = run(testing::worker_double(), solution(), false);
+  EXPECT_EQ(quiet.json.find("worker_output"), std::string::npos);
+
+  evaluation_report crashed = run(testing::worker_double(), solution() + "\n// mkb-double: print=2 crash\n", false);
+  EXPECT_EQ(crashed.verdict, MKB_VERDICT_CRASHED);
+  EXPECT_NE(crashed.detail.find("its last output:\nmkb-noise stdout line 0"), std::string::npos) << crashed.detail;
+}
+
 TEST_F(Evaluator, WorkerFailuresBecomeVerdicts) {
   evaluation_report crashed = run(testing::worker_double(), solution() + "// mkb-double: crash\n", false);
   EXPECT_EQ(crashed.verdict, MKB_VERDICT_CRASHED);

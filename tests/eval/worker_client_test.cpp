@@ -3,11 +3,16 @@
 #include "eval/worker_client.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+
+#include <thread>
 
 #include "core/error.hpp"
+#include "support/captured_stdio.hpp"
 #include "support/paths.hpp"
 #include "dsl/dsl.hpp"
 #include "spec/suite.hpp"
+#include "wire/channel.hpp"
 
 namespace mkb {
 namespace {
@@ -61,6 +66,44 @@ TEST(WorkerClient, AHangIsStoppedAtItsStageDeadline) {
   EXPECT_NE(reply.how_it_ended.find("signal 9"), std::string::npos) << reply.how_it_ended;
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
   EXPECT_TRUE(worker.ping().driver_loaded); // a fresh process answers
+}
+
+TEST(WorkerClient, ANoisyWorkerPrintsIntoTheReplyNeverOntoTheCaller) {
+  worker_client worker(testing::worker_double(), 0);
+  testing::captured_stdio caller;
+  worker_reply noisy = worker.request(evaluate_request(worker, "print=5000"), std::chrono::seconds(60));
+  worker_reply quiet = worker.request(evaluate_request(worker, "time_us=40"), std::chrono::seconds(60));
+  EXPECT_EQ(caller.text(), "");
+  ASSERT_EQ(noisy.status, worker_reply::answered);
+  EXPECT_NE(noisy.output.find("mkb-noise stdout line 4999\n"), std::string::npos);
+  EXPECT_NE(noisy.output.find("mkb-noise stderr line 4999\n"), std::string::npos);
+  EXPECT_NE(noisy.output.find(" earlier bytes dropped]"), std::string::npos); // about 270 KB: the tail is kept
+  EXPECT_LE(noisy.output.size(), output_tail::default_capacity + 64);
+  EXPECT_EQ(quiet.output, ""); // each reply carries only its own evaluation's output
+}
+
+TEST(WorkerClient, WhatADyingWorkerPrintedComesWithItsDeath) {
+  worker_client worker(testing::worker_double(), 0);
+  worker_reply reply = worker.request(evaluate_request(worker, "print=3 crash"), std::chrono::seconds(60));
+  EXPECT_EQ(reply.status, worker_reply::died);
+  EXPECT_NE(reply.output.find("mkb-noise stderr line 2"), std::string::npos) << reply.output;
+}
+
+TEST(WorkerClient, AWorkerWhoseClientIsGoneExitsQuietly) {
+  spawn_options options;
+  options.capture_output = true;
+  child_process child = child_process::spawn(testing::worker_double(), {"--device", "0"}, options);
+  worker_client frames(testing::worker_double(), 0); // only to build the request
+  wire::send_frame(child.socket(), evaluate_request(frames, "sleep_ms=200"));
+  ::shutdown(child.socket(), SHUT_RDWR); // the client is gone: its next message has nowhere to go
+  std::optional<std::string> ended;
+  for (int i = 0; i < 3000 && !ended; ++i) {
+    ended = child.try_reap();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(ended.has_value()) << "the worker kept running without a client";
+  EXPECT_EQ(*ended, "exited with status 0");
+  EXPECT_EQ(child.output()->take(), "");
 }
 
 TEST(WorkerClient, MissingWorkerExecutable) {

@@ -223,8 +223,8 @@ class Session(_Releasable):
                  budget_seconds: int = 0, budget_submissions: int = 0, budget_source_bytes: int = 0,
                  skill_max_bytes: int = 0, model: Optional[str] = None, ledger_path: Optional[str] = None,
                  gpus: Optional[str] = None, seed: int = 0, compile_only: bool = False, rerun_stale: bool = False,
-                 worker_path: Optional[str] = None, cache_dir: Optional[str] = None, python: Optional[str] = None,
-                 gpu_lock_dir: Optional[str] = None) -> None:
+                 no_sandbox: bool = False, worker_path: Optional[str] = None, cache_dir: Optional[str] = None,
+                 python: Optional[str] = None, gpu_lock_dir: Optional[str] = None) -> None:
         self._handle: Optional[ctypes.c_void_p] = None
         self.done = False
         options = _native.OpenOptions()
@@ -236,7 +236,7 @@ class Session(_Releasable):
         options.budget_source_bytes, options.skill_max_bytes = budget_source_bytes, skill_max_bytes
         options.model, options.ledger_path, options.gpus = _text(model), _text(ledger_path), _text(gpus)
         options.seed = seed
-        options.flags = (1 if compile_only else 0) | (2 if rerun_stale else 0)
+        options.flags = (1 if compile_only else 0) | (2 if rerun_stale else 0) | (4 if no_sandbox else 0)
         options.worker_path, options.cache_dir, options.python = _text(worker_path), _text(cache_dir), _text(python)
         options.gpu_lock_dir = _text(gpu_lock_dir)
         handle = ctypes.c_void_p()

@@ -4,7 +4,8 @@ needing a GPU, and answers with code (PTX units or CUDA C++) and the facts the l
 libmkb runs this file as `PYTHON mkb_frontend.py` in a fresh temporary folder, sends one JSON request
 on file descriptor 3, closes its end for writing, and reads one JSON response (src/dsl/frontend.fbs)
 from the same descriptor. The submission is the agent's own Python code: it runs here, in this
-child process, under the time limit libmkb enforces, never inside the library.
+child process, under the time and resource limits libmkb enforces, never inside the library, and
+(unless the user opted out) in a sandbox: no network, no home, a private /tmp (src/dsl/sandbox.hpp).
 """
 import contextlib
 import importlib.util
@@ -242,10 +243,7 @@ def answer(request):
 
 def main():
     os.chdir(os.path.dirname(os.path.abspath(__file__)))  # the run's private folder
-    # Native parts of the DSLs print to the process's own descriptors: keep that off the library's.
-    quiet = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(quiet, 1)
-    os.dup2(quiet, 2)
+    # Native parts of the DSLs print to stdout and stderr: a pipe whose tail libmkb adds to an error.
     channel = socket.socket(fileno=3)
     data = b""
     while chunk := channel.recv(1 << 20):

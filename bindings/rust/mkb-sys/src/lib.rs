@@ -27,6 +27,7 @@ pub const MKB_ERR_INTERNAL: mkb_status = -13;
 pub const MKB_ABI_VERSION: u32 = 1;
 pub const MKB_OPEN_COMPILE_ONLY: u32 = 0x1;
 pub const MKB_OPEN_RERUN_STALE: u32 = 0x2;
+pub const MKB_OPEN_NO_SANDBOX: u32 = 0x4;
 pub const MKB_SCORE_JSON: u32 = 0;
 pub const MKB_SCORE_TABLE: u32 = 1;
 

@@ -81,6 +81,8 @@ pub struct SessionOptions {
     pub seed: u64,
     pub compile_only: bool,
     pub rerun_stale: bool,
+    /// Run Python DSL frontends unconfined (MKB_OPEN_NO_SANDBOX).
+    pub no_sandbox: bool,
     pub worker_path: Option<String>,
     pub cache_dir: Option<String>,
     pub python: Option<String>,
@@ -142,7 +144,8 @@ impl Session {
         raw.skill_max_bytes = options.skill_max_bytes;
         raw.seed = options.seed;
         raw.flags = (if options.compile_only { sys::MKB_OPEN_COMPILE_ONLY } else { 0 })
-            | (if options.rerun_stale { sys::MKB_OPEN_RERUN_STALE } else { 0 });
+            | (if options.rerun_stale { sys::MKB_OPEN_RERUN_STALE } else { 0 })
+            | (if options.no_sandbox { sys::MKB_OPEN_NO_SANDBOX } else { 0 });
         let mut out = ptr::null_mut();
         let status = unsafe { sys::mkb_open(&raw, &mut out) };
         if status != sys::MKB_OK {
