@@ -217,7 +217,8 @@ TEST(CApi, TheFourArmProtocol) {
       EXPECT_STREQ(mkb_task_errmsg(t), "");
       EXPECT_EQ(mkb_task_add_usage(t, UINT64_MAX, 0, 0), MKB_ERR_INVALID_ARGUMENT) << "10 + 2^64 - 1 tokens";
       EXPECT_NE(std::string(mkb_task_errmsg(t)).find("2^64"), std::string::npos) << mkb_task_errmsg(t);
-      EXPECT_EQ(mkb_task_add_usage(t, 0, UINT64_MAX - 4, 0), MKB_OK) << "5 + 2^64 - 5: the largest sum";
+      EXPECT_EQ(mkb_task_add_usage(t, 0, UINT64_MAX - 5, 0), MKB_OK) << "5 + (2^64 - 6): the largest sum";
+      EXPECT_EQ(mkb_task_add_usage(t, 0, 1, 0), MKB_ERR_INVALID_ARGUMENT) << "one more token";
       ASSERT_EQ(mkb_finalize(t, &r), MKB_OK) << mkb_task_errmsg(t);
       EXPECT_EQ(mkb_report_final(r), 1);
       EXPECT_EQ(mkb_report_counted(r), 0);
