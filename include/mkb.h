@@ -17,6 +17,7 @@
  *     informational outcomes are positive, errors are negative.
  *   - Error text is kept on the handle the call was made on and read with mkb_session_errmsg() or
  *     mkb_task_errmsg(). It is never thread-local. It stays valid until the next call on that handle.
+ *     Every call on a handle that returns a status clears that handle's error text first.
  *   - A returned `const char *` is borrowed: it belongs to the handle named in its documentation and
  *     stays valid as long as that documentation says. A returned `char *` is owned by the caller and
  *     released with mkb_free(). Handles are released with their own function; each accepts NULL.
@@ -167,7 +168,7 @@ typedef struct mkb_open_options {
   const char *suite_path;        /* folder holding <family>/<problem>/spec.json; NULL: built-in */
   const char *dsl_a;             /* first DSL of the pair; NULL: "cute-dsl" */
   const char *dsl_b;             /* second DSL; NULL: "tirx" */
-  const char *problems;          /* comma-separated problem ids or shell globs; NULL: all */
+  const char *problems;          /* comma-separated problem ids or shell globs (fnmatch); NULL: all */
   const char *families;          /* comma-separated family names; NULL: all */
   uint32_t replicates;           /* 0: 1 */
 
@@ -215,8 +216,12 @@ MKB_API mkb_status mkb_open_options_init(mkb_open_options *options, size_t struc
  * torn last record (a crash while appending) is cut off. A ledger damaged anywhere else is refused with
  * MKB_ERR_LEDGER naming the offset, and left as it is: `mkb ledger repair` copies its intact records to
  * a new file (docs/PROTOCOL.md, The ledger).
- * Errors: MKB_ERR_CONFIG (the text names the field and what was expected), MKB_ERR_VERSION,
- * MKB_ERR_NOT_FOUND (suite, problem or DSL), MKB_ERR_SPEC, MKB_ERR_IO, MKB_ERR_LEDGER.
+ * Every id, glob and family in problems and families must match the suite: one that matches nothing
+ * is an error naming it. An empty string or an empty item there is an error (NULL selects all).
+ * Errors: MKB_ERR_CONFIG (the text names the field and what was expected; also an empty problems or
+ * families, or lists that select no problem together, or a gpu_lock_dir that is not a writable
+ * folder), MKB_ERR_VERSION, MKB_ERR_NOT_FOUND (the suite, a DSL, or a problem id, glob or family that
+ * matches nothing), MKB_ERR_SPEC, MKB_ERR_IO, MKB_ERR_LEDGER.
  * Thread rules: none; the new session is independent of every other. */
 MKB_API mkb_status mkb_open(const mkb_open_options *options, mkb_session **session_out) MKB_NOEXCEPT;
 
@@ -289,7 +294,9 @@ MKB_API mkb_status mkb_submit_attempt(mkb_task *task, const char *source, size_t
 MKB_API mkb_status mkb_submit_skill(mkb_task *task, const char *text, size_t size) MKB_NOEXCEPT;
 
 /* Adds agent-reported usage to the task's record (summed over calls). Values must be finite and
- * non-negative. Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_STATE (the task has ended). */
+ * non-negative, and the sums must stay below 2^64 tokens and finite; otherwise nothing is added.
+ * Errors: MKB_ERR_INVALID_ARGUMENT (a bad value, or a sum that would overflow), MKB_ERR_STATE (the
+ * task has ended). */
 MKB_API mkb_status mkb_task_add_usage(mkb_task *task, uint64_t input_tokens, uint64_t output_tokens,
                                       double cost_usd) MKB_NOEXCEPT;
 

@@ -80,6 +80,12 @@ mkb_status api_boundary(error_slot *errors, Body &&body) noexcept {
   }
 }
 
+// Arguments are checked inside api_boundary, after the handle's error text was cleared, so that a
+// refused call never leaves the text of an earlier one behind, and the text says what was wrong.
+void require(bool ok, const char *what) {
+  if (!ok) mkb::fail(MKB_ERR_INVALID_ARGUMENT, "{}", what);
+}
+
 char *owned_copy(const std::string &text) {
   char *out = static_cast<char *>(std::malloc(text.size() + 1));
   if (!out) throw std::bad_alloc();
@@ -144,8 +150,10 @@ const char *mkb_session_errmsg(const mkb_session *session) noexcept {
 mkb_status mkb_next_task(mkb_session *session, uint32_t wait_ms, mkb_task **tasks_out, size_t capacity,
                          size_t *count_out) noexcept {
   if (count_out) *count_out = 0;
-  if (!session || !tasks_out || !count_out || capacity == 0) return MKB_ERR_INVALID_ARGUMENT;
+  if (!session) return MKB_ERR_INVALID_ARGUMENT;
   return api_boundary(&session->errors, [&] {
+    require(tasks_out && count_out, "mkb_next_task: tasks_out and count_out must not be NULL");
+    require(capacity > 0, "mkb_next_task: capacity must be at least 1");
     if (!session->impl) mkb::fail(MKB_ERR_STATE, "the session failed to open");
     bool done = false;
     auto tasks = session->impl->next_tasks(std::chrono::milliseconds(wait_ms), capacity, &done);
@@ -176,8 +184,10 @@ const char *mkb_task_errmsg(const mkb_task *task) noexcept { return task ? task-
 
 mkb_status mkb_submit_attempt(mkb_task *task, const char *source, size_t size, mkb_report **report_out) noexcept {
   if (report_out) *report_out = nullptr;
-  if (!task || (!source && size) || !report_out) return MKB_ERR_INVALID_ARGUMENT;
+  if (!task) return MKB_ERR_INVALID_ARGUMENT;
   return api_boundary(&task->errors, [&] {
+    require(source || !size, "mkb_submit_attempt: source is NULL but size is not 0");
+    require(report_out, "mkb_submit_attempt: report_out must not be NULL");
     auto report = std::make_unique<mkb_report>();
     report->report = task->impl->submit(std::string_view(source ? source : "", size));
     *report_out = report.release();
@@ -186,8 +196,9 @@ mkb_status mkb_submit_attempt(mkb_task *task, const char *source, size_t size, m
 }
 
 mkb_status mkb_submit_skill(mkb_task *task, const char *text, size_t size) noexcept {
-  if (!task || (!text && size)) return MKB_ERR_INVALID_ARGUMENT;
+  if (!task) return MKB_ERR_INVALID_ARGUMENT;
   return api_boundary(&task->errors, [&] {
+    require(text || !size, "mkb_submit_skill: text is NULL but size is not 0");
     task->impl->submit_skill(std::string_view(text ? text : "", size));
     return MKB_OK;
   });
@@ -241,8 +252,11 @@ void mkb_report_free(mkb_report *r) noexcept { delete r; }
 mkb_status mkb_evaluate(mkb_session *session, const char *problem, const char *dsl, const char *source, size_t size,
                         mkb_report **report_out) noexcept {
   if (report_out) *report_out = nullptr;
-  if (!session || !problem || !dsl || (!source && size) || !report_out) return MKB_ERR_INVALID_ARGUMENT;
+  if (!session) return MKB_ERR_INVALID_ARGUMENT;
   return api_boundary(&session->errors, [&] {
+    require(problem && dsl, "mkb_evaluate: problem and dsl must not be NULL");
+    require(source || !size, "mkb_evaluate: source is NULL but size is not 0");
+    require(report_out, "mkb_evaluate: report_out must not be NULL");
     if (!session->impl) mkb::fail(MKB_ERR_STATE, "the session failed to open");
     auto report = std::make_unique<mkb_report>();
     report->report = session->impl->evaluate(problem, dsl, std::string_view(source ? source : "", size));
@@ -255,8 +269,10 @@ mkb_status mkb_evaluate(mkb_session *session, const char *problem, const char *d
 
 mkb_status mkb_score(mkb_session *session, uint32_t format, char **text_out) noexcept {
   if (text_out) *text_out = nullptr;
-  if (!session || !text_out || format > MKB_SCORE_TABLE) return MKB_ERR_INVALID_ARGUMENT;
+  if (!session) return MKB_ERR_INVALID_ARGUMENT;
   return api_boundary(&session->errors, [&] {
+    require(text_out, "mkb_score: text_out must not be NULL");
+    require(format <= MKB_SCORE_TABLE, "mkb_score: format must be MKB_SCORE_JSON or MKB_SCORE_TABLE");
     if (!session->impl) mkb::fail(MKB_ERR_STATE, "the session failed to open");
     *text_out = owned_copy(session->impl->score(format == MKB_SCORE_TABLE));
     return MKB_OK;

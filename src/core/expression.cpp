@@ -56,9 +56,30 @@ private:
     }
   }
 
+  // One level of nesting for as long as it lives; refuses the level past max_expression_depth.
+  class nesting {
+  public:
+    explicit nesting(parser &p) : parser_(p) {
+      if (++parser_.depth_ > max_expression_depth)
+        parser_.error(fmt::format("the expression nests deeper than {} levels", max_expression_depth));
+    }
+    ~nesting() { --parser_.depth_; }
+    nesting(const nesting &) = delete;
+    nesting &operator=(const nesting &) = delete;
+
+  private:
+    parser &parser_;
+  };
+
   expr_value parse_unary() {
-    if (accept('-')) return arithmetic('-', expr_value::of(0), parse_unary());
-    if (accept('+')) return parse_unary();
+    if (accept('-')) {
+      nesting level(*this);
+      return arithmetic('-', expr_value::of(0), parse_unary());
+    }
+    if (accept('+')) {
+      nesting level(*this);
+      return parse_unary();
+    }
     return parse_primary();
   }
 
@@ -66,6 +87,7 @@ private:
     skip_space();
     if (pos_ >= text_.size()) error("expression ends where a value was expected");
     if (accept('(')) {
+      nesting level(*this);
       expr_value v = parse_sum();
       if (!accept(')')) error("missing ')'");
       return v;
@@ -114,6 +136,7 @@ private:
       ++pos_;
     std::string_view name = text_.substr(start, pos_ - start);
     if (accept('(')) {
+      nesting level(*this);
       std::vector<expr_value> args;
       if (!accept(')')) {
         do args.push_back(parse_sum());
@@ -190,6 +213,7 @@ private:
   std::string_view text_;
   const expr_lookup &lookup_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 } // namespace

@@ -4,6 +4,8 @@
 //   unary := '-' unary | primary ;      primary := number | name | name '(' expr (',' expr)* ')' | '(' expr ')'
 // Integers are int64 with overflow checked; '/' on integers truncates and fails on zero. A float
 // anywhere makes the result float. Functions: ceil_div, min, max, round_up.
+// Expressions come from submissions, so nesting (parentheses, calls, unary signs) is bounded: the
+// parser recurses once per level, and unbounded input would exhaust the caller's stack.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,10 @@
 #include <string_view>
 
 namespace mkb {
+
+// Far beyond any real plan or spec (they nest a few levels); small enough to stay well within the
+// stack of any thread an agent calls from.
+inline constexpr int max_expression_depth = 256;
 
 struct expr_value {
   bool is_float = false;

@@ -14,6 +14,13 @@ namespace {
 // A sanity bound only; what the device can really allocate is the worker's to find out.
 constexpr uint64_t max_scratch_bytes = uint64_t(1) << 40;
 
+// An expression as quoted in an error: a submission's expression can be 300 KB long.
+std::string excerpt(std::string_view text) {
+  constexpr size_t max_chars = 80;
+  if (text.size() <= max_chars) return std::string(text);
+  return fmt::format("{}...", text.substr(0, max_chars - 3));
+}
+
 class resolver {
 public:
   resolver(const problem &p, int line) : lookup_(p.lookup()), line_(line) {}
@@ -24,13 +31,13 @@ public:
     try {
       return evaluate_expression(text, lookup_);
     } catch (const expression_error &e) {
-      error(fmt::format("{} '{}': {} (column {})", what, text, e.what(), e.column()));
+      error(fmt::format("{} '{}': {} (column {})", what, excerpt(text), e.what(), e.column()));
     }
   }
 
   int64_t integer(const std::string &text, std::string_view what) const {
     expr_value v = value(text, what);
-    if (v.is_float) error(fmt::format("{} '{}' must be an integer", what, text));
+    if (v.is_float) error(fmt::format("{} '{}' must be an integer", what, excerpt(text)));
     return v.integer;
   }
 
@@ -40,7 +47,7 @@ public:
     for (size_t i = 0; i < texts.size(); ++i) {
       int64_t v = integer(texts[i], what);
       if (v < 1 || v > limits[i])
-        error(fmt::format("{}[{}] = '{}' is {}; it must be in [1, {}]", what, "xyz"[i], texts[i], v, limits[i]));
+        error(fmt::format("{}[{}] = '{}' is {}; it must be in [1, {}]", what, "xyz"[i], excerpt(texts[i]), v, limits[i]));
       out[i] = static_cast<uint32_t>(v);
     }
     return out;

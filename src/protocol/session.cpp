@@ -101,18 +101,7 @@ void session::resolve_dsls() {
 }
 
 std::vector<const problem *> session::select_problems() const {
-  std::vector<const problem *> selected;
-  for (const problem &p : suite_.problems()) {
-    bool family_ok = config_.families.empty();
-    for (const std::string &f : config_.families) family_ok |= f == p.family;
-    bool id_ok = config_.problem_patterns.empty();
-    for (const std::string &pattern : config_.problem_patterns) id_ok |= glob_match(pattern, p.id);
-    if (family_ok && id_ok) selected.push_back(&p);
-  }
-  if (selected.empty())
-    fail(MKB_ERR_CONFIG, "problems/families: nothing in suite {} matches problems \"{}\" and families \"{}\"", suite_.origin(),
-         fmt::join(config_.problem_patterns, ","), fmt::join(config_.families, ","));
-  return selected;
+  return suite_.select(config_.problem_patterns, config_.families);
 }
 
 fingerprints session::prints_for(const problem &p, const dsl &d) const {

@@ -27,6 +27,16 @@ std::string checked_lock_dir(const std::string &folder, const char *source) {
   return folder;
 }
 
+// A comma-separated selection: NULL selects everything, so an empty string or an empty item is a
+// mistake (a variable that was never set), not a wish for everything.
+std::vector<std::string> selection(const char *field, const char *text) {
+  std::vector<std::string> items = split(text, ',', false);
+  for (const std::string &item : items)
+    if (item.empty())
+      fail(MKB_ERR_CONFIG, "{}: \"{}\" has an empty item; give comma-separated names, or NULL for all", field, text);
+  return items;
+}
+
 } // namespace
 
 session_config config_from_options(const mkb_open_options *options) {
@@ -47,8 +57,8 @@ session_config config_from_options(const mkb_open_options *options) {
   }
   c.dsl_a = text(options->dsl_a).value_or("");
   c.dsl_b = text(options->dsl_b).value_or("");
-  if (options->problems) c.problem_patterns = split(options->problems, ',');
-  if (options->families) c.families = split(options->families, ',');
+  if (options->problems) c.problem_patterns = selection("problems", options->problems);
+  if (options->families) c.families = selection("families", options->families);
   if (options->replicates) c.replicates = options->replicates;
   if (c.replicates > 1000) fail(MKB_ERR_CONFIG, "replicates: expected 1 to 1000, got {}", c.replicates);
   if (options->budget_seconds) c.budget_seconds = options->budget_seconds;

@@ -103,9 +103,16 @@ void task::add_usage(uint64_t input_tokens, uint64_t output_tokens, double cost_
   if (!std::isfinite(cost_usd) || cost_usd < 0) fail(MKB_ERR_INVALID_ARGUMENT, "cost_usd must be finite and >= 0");
   std::lock_guard lock(mutex_);
   if (ended_ || detached_) fail(MKB_ERR_STATE, "task {} has ended", key_.id());
-  usage_.input_tokens += input_tokens;
-  usage_.output_tokens += output_tokens;
-  usage_.cost_usd += cost_usd;
+  // All or nothing: a sum that wraps would record a small usage for a large one.
+  usage_totals sum = usage_;
+  if (__builtin_add_overflow(sum.input_tokens, input_tokens, &sum.input_tokens) ||
+      __builtin_add_overflow(sum.output_tokens, output_tokens, &sum.output_tokens))
+    fail(MKB_ERR_INVALID_ARGUMENT, "the token counts of task {} would pass 2^64 - 1 ({} + {} input, {} + {} output); "
+                                   "nothing was added", key_.id(), usage_.input_tokens, input_tokens, usage_.output_tokens, output_tokens);
+  sum.cost_usd += cost_usd;
+  if (!std::isfinite(sum.cost_usd))
+    fail(MKB_ERR_INVALID_ARGUMENT, "the cost of task {} would no longer be finite; nothing was added", key_.id());
+  usage_ = sum;
 }
 
 void task::end_locked(const std::string &ended_by) {
@@ -120,6 +127,7 @@ void task::end_locked(const std::string &ended_by) {
       fail(MKB_ERR_WORKER, "the final evaluation of task {} could not run: {}", key_.id(), r.detail);
     r.final = true;
     r.counted = false;
+    finish_report(r, problem_); // rendered again, so that its JSON and message say final and not counted
     t.verdict = r.verdict;
     t.time_us = r.time_us;
     t.baseline_us = r.baseline_us;
@@ -136,7 +144,10 @@ void task::end_locked(const std::string &ended_by) {
     r.dsl = key_.dsl;
     r.detail = "no kernel entered evaluation during the attempt";
     r.message = "NO_KERNEL: " + r.detail + "; the attempt counts as failed.\n";
-    r.json = fmt::format("{{\"verdict\":\"no_kernel\",\"final\":true,\"detail\":\"{}\"}}", r.detail);
+    json_writer j;
+    j.begin_object().field("verdict", verdict_name(r.verdict)).field("counted", r.counted).field("final", r.final);
+    j.field("problem", r.problem_id).field("dsl", r.dsl).field("detail", r.detail).end_object();
+    r.json = j.take();
     t.verdict = r.verdict;
     final_ = std::move(r);
   }

@@ -47,6 +47,7 @@ std::optional<dtype> parse_dtype(std::string_view name) {
 
 } // namespace mkb
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -116,6 +117,24 @@ unsigned char encode_fp8(double value, int exponent_bits, int mantissa_bits, boo
   return sign | best;
 }
 
+// The IEEE binary16 code nearest to `value`, ties to even: what a conversion to _Float16 does, written
+// out because clang before 15 has no _Float16 on x86. The value is a whole number of quanta of its
+// binade (2^-24 below 2^-14, where the subnormals share the smallest normal binade's quantum); the code
+// is that count offset by the binade, and a count that rounds up to the next binade carries into the
+// exponent field by itself.
+uint16_t encode_fp16(double value) {
+  uint16_t sign = std::signbit(value) ? 0x8000 : 0;
+  if (std::isnan(value)) return sign | 0x7e00;
+  double magnitude = std::fabs(value);
+  if (magnitude == 0) return sign;
+  if (magnitude >= 65520.0) return sign | 0x7c00; // 65504 is the largest; halfway to 65536 rounds away
+  int exponent = 0;
+  std::frexp(magnitude, &exponent);
+  int binade = std::max(exponent - 1, -14);
+  double quanta = std::nearbyint(std::ldexp(magnitude, 10 - binade)); // exact scaling; rounds half to even
+  return static_cast<uint16_t>(sign | (((binade + 15) << 10) + static_cast<int>(quanta) - 1024));
+}
+
 } // namespace
 
 void encode_element(dtype type, double value, unsigned char *bytes) {
@@ -130,7 +149,7 @@ void encode_element(dtype type, double value, unsigned char *bytes) {
     store(static_cast<uint16_t>(bits >> 16));
     break;
   }
-  case dtype::fp16: store(static_cast<_Float16>(value)); break;
+  case dtype::fp16: store(encode_fp16(value)); break;
   case dtype::fp32: store(static_cast<float>(value)); break;
   case dtype::fp64: store(value); break;
   case dtype::int8: store(static_cast<int8_t>(value)); break;

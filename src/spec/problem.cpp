@@ -25,6 +25,37 @@ bool is_identifier(std::string_view name) {
 
 std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
 
+// An expression as quoted in an error: a spec's expression may be as long as the file.
+std::string excerpt(std::string_view text) {
+  constexpr size_t max_chars = 80;
+  if (text.size() <= max_chars) return std::string(text);
+  return fmt::format("{}...", text.substr(0, max_chars - 3));
+}
+
+// flatbuffers' JSON parser takes an enum's number as readily as its name, out of range too; every
+// enum read from a spec is checked, or an unknown value would take the facts of another.
+template <typename Enum> bool enum_in_range(Enum value) { return !flatbuffers::IsOutRange(value, Enum::MIN, Enum::MAX); }
+
+// "bf16, fp16, ...": every value of the enum, as `name_of` spells it.
+template <typename Enum, typename NameOf> std::string enum_names(NameOf name_of) {
+  std::string out;
+  for (int v = static_cast<int>(Enum::MIN); v <= static_cast<int>(Enum::MAX); ++v)
+    out += fmt::format("{}{}", out.empty() ? "" : ", ", name_of(static_cast<Enum>(v)));
+  return out;
+}
+
+// The integers an integer dtype holds: int64 only up to 2^53, where doubles (the spec's numbers)
+// stop being exact.
+std::pair<double, double> integer_limits(dtype type) {
+  switch (type) {
+  case dtype::int8: return {-128, 127};
+  case dtype::uint8: return {0, 255};
+  case dtype::int32: return {-2147483648.0, 2147483647.0};
+  case dtype::bool_: return {0, 1};
+  default: return {-0x1p53, 0x1p53};
+  }
+}
+
 // Accumulates the context of checks so every error names file and field.
 class checker {
 public:
@@ -112,6 +143,10 @@ problem load_problem(const file_source &files, const std::string &folder) {
     check.error("id", "the folder must be '{}' (family/id), not '{}'", expected_folder, folder);
   if (!is_identifier(p.id)) check.error("id", "'{}' is not an identifier", p.id);
   if (p.description.empty()) check.error("description", "must not be empty");
+  if (p.number < 0) check.error("number", "{} is negative", p.number);
+  if (!enum_in_range(p.compute))
+    check.error("compute", "{} is not a compute kind ({})", static_cast<int>(p.compute),
+                enum_names<spec::ComputeKind>(spec::EnumNameComputeKind));
 
   std::set<std::string> names;
   auto claim_name = [&](const std::string &name, const std::string &field) {
@@ -147,7 +182,7 @@ problem load_problem(const file_source &files, const std::string &folder) {
         try {
           extent = evaluate_integer(text, lookup);
         } catch (const expression_error &e) {
-          check.error(axis_field, "'{}': {} (column {})", text, e.what(), e.column());
+          check.error(axis_field, "'{}': {} (column {})", excerpt(text), e.what(), e.column());
         }
         if (extent <= 0) check.error(axis_field, "'{}' is {}; extents must be positive", text, extent);
         t.shape_text.push_back(text);
@@ -165,6 +200,8 @@ problem load_problem(const file_source &files, const std::string &folder) {
     t.name = in->name()->str();
     claim_name(t.name, field + ".name");
     t.type = in->dtype();
+    if (!enum_in_range(t.type))
+      check.error(field + ".dtype", "{} is not a dtype ({})", static_cast<int>(t.type), enum_names<dtype>(dtype_name));
     t.writable = in->writable();
     t.doc = str(in->doc());
     resolve_shape(in->shape(), t, field);
@@ -177,6 +214,12 @@ problem load_problem(const file_source &files, const std::string &folder) {
       t.dist.generator = str(d->generator());
     }
     const std::string dist_field = field + ".distribution";
+    if (!enum_in_range(t.dist.kind))
+      check.error(dist_field + ".kind", "{} is not a distribution ({})", static_cast<int>(t.dist.kind),
+                  enum_names<spec::DistributionKind>(spec::EnumNameDistributionKind));
+    for (const auto &[name, value] : {std::pair{"mean", t.dist.mean}, std::pair{"stddev", t.dist.stddev},
+                                      std::pair{"low", t.dist.low}, std::pair{"high", t.dist.high}})
+      if (!std::isfinite(value)) check.error(dist_field + "." + name, "{} is not a finite number", value);
     switch (t.dist.kind) {
     case spec::DistributionKind::normal:
       if (!(t.dist.stddev > 0)) check.error(dist_field + ".stddev", "must be positive");
@@ -190,11 +233,19 @@ problem load_problem(const file_source &files, const std::string &folder) {
       if (!(t.dist.low <= t.dist.high) || t.dist.low != std::floor(t.dist.low) || t.dist.high != std::floor(t.dist.high))
         check.error(dist_field, "integer_range needs integer low <= high");
       if (t.type == dtype::bool_ && (t.dist.low < 0 || t.dist.high > 1)) check.error(dist_field, "bool takes 0 or 1");
+      if (!dtype_is_floating(t.type)) {
+        auto [lowest, highest] = integer_limits(t.type);
+        if (t.dist.low < lowest || t.dist.high > highest)
+          check.error(dist_field, "[{}, {}] does not fit {} (it holds [{}, {}])", t.dist.low, t.dist.high,
+                      dtype_name(t.type), lowest, highest);
+      }
       break;
     case spec::DistributionKind::permutation:
       if (dtype_is_floating(t.type) || t.type == dtype::bool_)
         check.error(dist_field, "permutation needs an integer dtype");
       if (t.shape.empty()) check.error(dist_field, "permutation needs at least one axis");
+      if (static_cast<double>(t.shape.back() - 1) > integer_limits(t.type).second)
+        check.error(dist_field, "a permutation of {} values does not fit {}", t.shape.back(), dtype_name(t.type));
       break;
     case spec::DistributionKind::generator:
       if (t.dist.generator.empty()) check.error(dist_field + ".generator", "names no kernel");
@@ -213,7 +264,12 @@ problem load_problem(const file_source &files, const std::string &folder) {
     t.name = out->name()->str();
     claim_name(t.name, field + ".name");
     t.type = out->dtype();
+    if (!enum_in_range(t.type))
+      check.error(field + ".dtype", "{} is not a dtype ({})", static_cast<int>(t.type), enum_names<dtype>(dtype_name));
     t.comparison = out->comparison();
+    if (!enum_in_range(t.comparison))
+      check.error(field + ".comparison", "{} is not a comparison ({})", static_cast<int>(t.comparison),
+                  enum_names<spec::Comparison>(spec::EnumNameComparison));
     t.aliases = str(out->aliases());
     t.doc = str(out->doc());
     resolve_shape(out->shape(), t, field);
@@ -240,10 +296,11 @@ problem load_problem(const file_source &files, const std::string &folder) {
     if (!text) check.error(field, "is required (an expression over the symbols)");
     try {
       double v = evaluate_expression(text->str(), lookup).as_double();
-      if (!(v >= 0)) check.error(field, "'{}' is negative", text->str());
+      if (!std::isfinite(v)) check.error(field, "'{}' is not finite", text->str());
+      if (v < 0) check.error(field, "'{}' is negative", text->str());
       return v;
     } catch (const expression_error &e) {
-      check.error(field, "'{}': {} (column {})", text->str(), e.what(), e.column());
+      check.error(field, "'{}': {} (column {})", excerpt(text->str()), e.what(), e.column());
     }
   };
   p.flops = cost(fb->flops(), "flops");

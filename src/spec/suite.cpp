@@ -1,9 +1,47 @@
 #include "spec/suite.hpp"
 
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <set>
+
 #include "core/error.hpp"
 #include "spec/file_source.hpp"
 
 namespace mkb {
+
+namespace {
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "; did you mean 'x'?" when one of `names` is a plausible misspelling of `wanted`, else "".
+std::string suggestion(std::string_view wanted, const std::set<std::string> &names) {
+  const std::string *best = nullptr;
+  size_t best_distance = 0;
+  for (const std::string &name : names) {
+    size_t d = edit_distance(wanted, name);
+    if (!best || d < best_distance) best = &name, best_distance = d;
+  }
+  if (!best || best_distance > std::max<size_t>(2, wanted.size() / 3)) return {};
+  return fmt::format("; did you mean '{}'?", *best);
+}
+
+bool matches(const std::string &pattern, const std::string &id) { return ::fnmatch(pattern.c_str(), id.c_str(), 0) == 0; }
+
+} // namespace
 
 suite suite::load(const std::optional<std::filesystem::path> &root) {
   std::unique_ptr<file_source> files;
@@ -30,6 +68,33 @@ const problem *suite::find(std::string_view id) const {
   for (const problem &p : problems_)
     if (p.id == id) return &p;
   return nullptr;
+}
+
+std::vector<const problem *> suite::select(const std::vector<std::string> &patterns,
+                                           const std::vector<std::string> &families) const {
+  std::set<std::string> ids, family_names;
+  for (const problem &p : problems_) {
+    ids.insert(p.id);
+    family_names.insert(p.family);
+  }
+  for (const std::string &family : families)
+    if (!family_names.count(family))
+      fail(MKB_ERR_NOT_FOUND, "families: suite {} has no family '{}'{}", origin_, family, suggestion(family, family_names));
+  for (const std::string &pattern : patterns)
+    if (std::none_of(ids.begin(), ids.end(), [&](const std::string &id) { return matches(pattern, id); }))
+      fail(MKB_ERR_NOT_FOUND, "problems: nothing in suite {} is named '{}'{}", origin_, pattern, suggestion(pattern, ids));
+
+  std::vector<const problem *> selected;
+  for (const problem &p : problems_) {
+    bool family_ok = families.empty() || std::find(families.begin(), families.end(), p.family) != families.end();
+    bool id_ok = patterns.empty() ||
+                 std::any_of(patterns.begin(), patterns.end(), [&](const std::string &pattern) { return matches(pattern, p.id); });
+    if (family_ok && id_ok) selected.push_back(&p);
+  }
+  if (selected.empty())
+    fail(MKB_ERR_CONFIG, "problems/families: no problem of suite {} is both in problems \"{}\" and in families \"{}\"",
+         origin_, fmt::join(patterns, ","), fmt::join(families, ","));
+  return selected;
 }
 
 } // namespace mkb

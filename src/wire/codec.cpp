@@ -1,10 +1,21 @@
 #include "wire/codec.hpp"
 
+#include <cstring>
+
 namespace mkb::wire {
 
 namespace {
 
 std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
+
+// The elements of a vector of 8-byte scalars. The verifier checks only that a vector's length field is
+// 4-byte aligned, so in a buffer that did not come from a builder the elements may sit at 4 mod 8:
+// they are copied bytewise instead of loaded in place (found by tests/fuzz, frame_decoder).
+template <typename T> std::vector<T> copy_scalars(const flatbuffers::Vector<T> *v) {
+  std::vector<T> out(v ? v->size() : 0);
+  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
+}
 
 flatbuffers::Offset<Tensor> encode_tensor(flatbuffers::FlatBufferBuilder &b, const tensor_spec &t) {
   auto name = b.CreateString(t.name);
@@ -20,7 +31,7 @@ tensor_spec decode_tensor(const Tensor &t) {
   s.name = str(t.name());
   s.type = t.dtype();
   if (t.shape())
-    for (int64_t extent : *t.shape()) {
+    for (int64_t extent : copy_scalars(t.shape())) {
       s.shape.push_back(extent);
       s.count *= static_cast<uint64_t>(extent);
     }
@@ -253,7 +264,7 @@ evaluation_result decode(const EvaluateResult &r) {
     out.mismatch.timed_draw = m->timed_draw();
     out.mismatch.kind = str(m->kind());
     out.mismatch.flat_index = m->flat_index();
-    if (m->coords()) out.mismatch.coords.assign(m->coords()->begin(), m->coords()->end());
+    out.mismatch.coords = copy_scalars(m->coords());
     out.mismatch.value = m->value();
     out.mismatch.anchor = m->anchor();
     out.mismatch.allowance = m->allowance();
@@ -265,7 +276,7 @@ evaluation_result decode(const EvaluateResult &r) {
   out.submission_time = decode_timing(r.submission_time());
   out.baseline_time = decode_timing(r.baseline_time());
   out.seed = r.seed();
-  if (r.draw_seeds()) out.draw_seeds.assign(r.draw_seeds()->begin(), r.draw_seeds()->end());
+  out.draw_seeds = copy_scalars(r.draw_seeds());
   if (r.reverified()) out.reverified.assign(r.reverified()->begin(), r.reverified()->end());
   if (const Clocks *k = r.clocks())
     out.clocks = {k->available(), k->sm_mhz_before(), k->sm_mhz_after(), k->memory_mhz(), k->temperature_c(),

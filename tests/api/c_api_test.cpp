@@ -81,6 +81,28 @@ TEST(CApi, FailedOpenKeepsItsErrorOnTheHandle) {
 
   EXPECT_EQ(mkb_open(&o, nullptr), MKB_ERR_INVALID_ARGUMENT);
   mkb_close(nullptr);
+}
+
+// Regression: "known,TYPO" dropped the typo silently, and "" selected every problem.
+TEST(CApi, ASelectionMustMatchTheSuite) {
+  struct row {
+    const char *problems, *families;
+    mkb_status status;
+    const char *named;
+  };
+  for (const row &r : {row{"topk_softmax_routing_mixtral_8x7b_bf16,TYPO", nullptr, MKB_ERR_NOT_FOUND, "'TYPO'"},
+                       row{"", nullptr, MKB_ERR_CONFIG, "problems"},
+                       row{"topk_*,", nullptr, MKB_ERR_CONFIG, "empty item"},
+                       row{nullptr, "", MKB_ERR_CONFIG, "families"},
+                       row{nullptr, "mlp_norm,moee", MKB_ERR_NOT_FOUND, "'moee'; did you mean 'moe'?"}}) {
+    mkb_open_options o = double_options();
+    o.problems = r.problems;
+    o.families = r.families;
+    mkb_session *s = nullptr;
+    EXPECT_EQ(mkb_open(&o, &s), r.status) << (r.problems ? r.problems : "NULL");
+    EXPECT_NE(std::string(mkb_session_errmsg(s)).find(r.named), std::string::npos) << mkb_session_errmsg(s);
+    mkb_close(s);
+  }
   EXPECT_STRNE(mkb_session_errmsg(nullptr), "");
 }
 
@@ -108,6 +130,40 @@ TEST(CApi, EvaluateReturnsAReport) {
   EXPECT_EQ(mkb_evaluate(s, "topk_softmax_routing_mixtral_8x7b_bf16", "cobol", source.data(), source.size(), &r),
             MKB_ERR_NOT_FOUND);
   EXPECT_EQ(mkb_evaluate(s, nullptr, "cuda", source.data(), source.size(), &r), MKB_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(mkb_session_errmsg(s)).find("problem and dsl must not be NULL"), std::string::npos)
+      << mkb_session_errmsg(s);
+
+  // Regression: an argument refused after a failed call left that call's text in errmsg.
+  EXPECT_EQ(mkb_evaluate(s, "no_such_problem", "cuda", source.data(), source.size(), &r), MKB_ERR_NOT_FOUND);
+  EXPECT_EQ(mkb_evaluate(s, "topk_softmax_routing_mixtral_8x7b_bf16", "cuda", nullptr, 10, &r), MKB_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(mkb_session_errmsg(s)), "mkb_evaluate: source is NULL but size is not 0");
+  EXPECT_EQ(mkb_score(s, 7, nullptr), MKB_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(mkb_session_errmsg(s)).find("text_out"), std::string::npos) << mkb_session_errmsg(s);
+  char *scores = nullptr;
+  ASSERT_EQ(mkb_score(s, MKB_SCORE_JSON, &scores), MKB_OK);
+  mkb_free(scores);
+  EXPECT_STREQ(mkb_session_errmsg(s), "") << "a call that succeeds clears the text";
+  mkb_close(s);
+}
+
+// Regression: a plan nested 15,000 parentheses or 50,000 minus signs deep overflowed the stack of the
+// calling process. Now it is a refused submission, not counted, saying why.
+TEST(CApi, DeeplyNestedPlansAreRefused) {
+  mkb_open_options o = double_options();
+  mkb_session *s = nullptr;
+  ASSERT_EQ(mkb_open(&o, &s), MKB_OK) << mkb_session_errmsg(s);
+  for (const char *file : {"nested_parentheses.cu", "unary_minus.cu"}) {
+    std::string source = read(mkb::testing::source_dir() + "/tests/fuzz/regressions/plan_parser/" + file);
+    ASSERT_GT(source.size(), 30000u) << file;
+    mkb_report *r = nullptr;
+    ASSERT_EQ(mkb_evaluate(s, "topk_softmax_routing_mixtral_8x7b_bf16", "cuda", source.data(), source.size(), &r), MKB_OK)
+        << mkb_session_errmsg(s);
+    EXPECT_EQ(mkb_report_verdict(r), MKB_VERDICT_REFUSED);
+    EXPECT_EQ(mkb_report_counted(r), 0);
+    EXPECT_NE(std::string(mkb_report_message(r)).find("line 4: grid '"), std::string::npos) << mkb_report_message(r);
+    EXPECT_NE(std::string(mkb_report_message(r)).find("the expression nests deeper than 256 levels"), std::string::npos);
+    mkb_report_free(r);
+  }
   mkb_close(s);
 }
 
@@ -140,6 +196,11 @@ TEST(CApi, TheFourArmProtocol) {
       EXPECT_EQ(mkb_task_source_skill(t) != nullptr, arm >= MKB_ARM_A2B_SKILL);
       std::string source = solution + "// mkb-double: time_us=" + std::to_string(20 - 2 * arm) + "\n";
       mkb_report *r = nullptr;
+      std::string nested = read(mkb::testing::source_dir() + "/tests/fuzz/regressions/plan_parser/nested_parentheses.cu");
+      ASSERT_EQ(mkb_submit_attempt(t, nested.data(), nested.size(), &r), MKB_OK) << mkb_task_errmsg(t);
+      EXPECT_EQ(mkb_report_verdict(r), MKB_VERDICT_REFUSED);
+      EXPECT_EQ(mkb_report_submissions_left(r), 10u) << "a refused submission is not counted";
+      mkb_report_free(r);
       ASSERT_EQ(mkb_submit_attempt(t, source.data(), source.size(), &r), MKB_OK) << mkb_task_errmsg(t);
       EXPECT_EQ(mkb_report_verdict(r), MKB_VERDICT_PASSED);
       EXPECT_EQ(mkb_report_submissions_left(r), 9u);
@@ -153,8 +214,17 @@ TEST(CApi, TheFourArmProtocol) {
       }
       EXPECT_EQ(mkb_task_add_usage(t, 10, 5, -1.0), MKB_ERR_INVALID_ARGUMENT);
       EXPECT_EQ(mkb_task_add_usage(t, 10, 5, 0.01), MKB_OK);
+      EXPECT_STREQ(mkb_task_errmsg(t), "");
+      EXPECT_EQ(mkb_task_add_usage(t, UINT64_MAX, 0, 0), MKB_ERR_INVALID_ARGUMENT) << "10 + 2^64 - 1 tokens";
+      EXPECT_NE(std::string(mkb_task_errmsg(t)).find("2^64"), std::string::npos) << mkb_task_errmsg(t);
+      EXPECT_EQ(mkb_task_add_usage(t, 0, UINT64_MAX - 5, 0), MKB_OK) << "5 + (2^64 - 6): the largest sum";
+      EXPECT_EQ(mkb_task_add_usage(t, 0, 1, 0), MKB_ERR_INVALID_ARGUMENT) << "one more token";
       ASSERT_EQ(mkb_finalize(t, &r), MKB_OK) << mkb_task_errmsg(t);
       EXPECT_EQ(mkb_report_final(r), 1);
+      EXPECT_EQ(mkb_report_counted(r), 0);
+      // Regression: the JSON said "counted":true,"final":false while the accessors said otherwise.
+      EXPECT_NE(std::string(mkb_report_json(r)).find("\"counted\":false,\"final\":true"), std::string::npos)
+          << mkb_report_json(r);
       mkb_report_free(r);
       EXPECT_EQ(mkb_finalize(t, &r), MKB_ERR_STATE);
       EXPECT_EQ(mkb_submit_attempt(t, source.data(), source.size(), &r), MKB_ERR_STATE);

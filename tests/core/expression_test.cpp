@@ -56,5 +56,34 @@ TEST(Expression, OverflowIsAnError) {
   EXPECT_THROW(evaluate_integer("99999999999999999999", symbols()), expression_error);
 }
 
+// Regression: 15,000 nested parentheses and 50,000 unary minus signs once overflowed the stack of
+// the calling process (tests/fuzz/regressions/expression holds the inputs).
+TEST(Expression, NestingIsBoundedWithAClearError) {
+  auto nesting_error = [](const std::string &text) -> std::string {
+    try {
+      evaluate_expression(text, symbols());
+    } catch (const expression_error &e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string deeper = "nests deeper than " + std::to_string(max_expression_depth) + " levels";
+  EXPECT_EQ(nesting_error(std::string(15000, '(') + "1" + std::string(15000, ')')), "the expression " + deeper);
+  EXPECT_EQ(nesting_error(std::string(50000, '-') + "1"), "the expression " + deeper);
+  EXPECT_EQ(nesting_error(std::string(50000, '+') + "1"), "the expression " + deeper);
+  std::string calls;
+  for (int i = 0; i < 10000; ++i) calls += "max(1, ";
+  EXPECT_EQ(nesting_error(calls + "1" + std::string(10000, ')')), "the expression " + deeper);
+
+  // The limit itself is allowed, one more level is not; levels that close do not add up.
+  const size_t limit = max_expression_depth;
+  EXPECT_EQ(evaluate_integer(std::string(limit, '(') + "tokens" + std::string(limit, ')'), symbols()), 14509);
+  EXPECT_EQ(evaluate_integer(std::string(limit, '-') + "1", symbols()), 1);
+  EXPECT_EQ(nesting_error(std::string(limit + 1, '(') + "1" + std::string(limit + 1, ')')), "the expression " + deeper);
+  std::string siblings;
+  for (int i = 0; i < 1000; ++i) siblings += "(1) + ";
+  EXPECT_EQ(evaluate_integer(siblings + "0", symbols()), 1000);
+}
+
 } // namespace
 } // namespace mkb

@@ -35,6 +35,25 @@ protected:
   problem problem_;
 };
 
+// Regression: a plan nested 15,000 parentheses or 50,000 minus signs deep (30 to 50 KB, well within
+// the submission limit) once overflowed the stack of the agent's process while it was resolved.
+TEST_F(PlanResolver, DeeplyNestedExpressionsAreRefusedWithTheirLine) {
+  for (const std::string &grid : {std::string(15000, '(') + "n" + std::string(15000, ')'), std::string(50000, '-') + "n"}) {
+    const std::string submission = "extern \"C\" __global__ void k(float *y) {}\n\n/* mkb:plan\nlaunch k grid(" + grid +
+                                   ") block(256) args(y)\n*/\n";
+    launch_plan plan = parse_launch_plan(submission);
+    try {
+      resolve_launch_plan(plan, problem_, plan_role::submission);
+      ADD_FAILURE() << "resolved";
+    } catch (const plan_error &e) {
+      EXPECT_EQ(e.line(), 4);
+      const std::string message = e.what();
+      EXPECT_NE(message.find("the expression nests deeper than 256 levels"), std::string::npos) << message;
+      EXPECT_LT(message.size(), 300u) << "the expression is quoted in full: " << message.substr(0, 300);
+    }
+  }
+}
+
 TEST_F(PlanResolver, EvaluatesEverything) {
   resolved_plan plan = resolve("scratch s fp32[n / 10] zeroed\nlaunch k grid(ceil_div(n, 256), 2) block(256) shared(1024) cluster(2, 2)\n"
                                "  args(x, y, r, r_out, s, i32(n), f64(n / 3.0), u64(n * n))");

@@ -255,7 +255,8 @@ TEST(Session, AnEmptySkillSkipsTheSkillArm) {
   solo_b.finalize("agent");
   EXPECT_TRUE(s.next_tasks(std::chrono::milliseconds(100), 4, &done).empty()) << "the B2A arm is never handed out";
   ledger_contents c = ledger::read(dir.path() / "run.ledger");
-  ASSERT_EQ(c.finished.size(), 2u);
+  ASSERT_GE(c.finished.size(), 2u) << "both solos, and the skill arms their empty skills skip";
+  ASSERT_EQ(c.finished[0].verdict, MKB_VERDICT_PASSED);
   EXPECT_EQ(c.finished[1].key.arm, MKB_ARM_B2A_SKILL);
   EXPECT_TRUE(c.finished[1].skipped);
 }
@@ -272,6 +273,54 @@ TEST(Session, NoKernelMeansAFailedRecord) {
   EXPECT_EQ(c.finished[0].verdict, MKB_VERDICT_NO_KERNEL);
   EXPECT_EQ(c.finished[0].input_tokens, 1000u);
   EXPECT_DOUBLE_EQ(c.finished[0].cost_usd, 0.25);
+}
+
+// Regression: the final report's JSON (and the ledger's copy) said "counted":true,"final":false while
+// mkb_report_final() said 1 and mkb_report_counted() 0.
+TEST(Session, TheFinalReportsJsonAgreesWithItsFields) {
+  testing::temp_dir dir;
+  session s(scripted_config(dir));
+  bool done = false;
+  std::shared_ptr<task> with_kernel = s.next_tasks(std::chrono::milliseconds(0), 1, &done)[0];
+  std::shared_ptr<task> without_kernel = s.next_tasks(std::chrono::milliseconds(0), 1, &done)[0];
+  ASSERT_EQ(with_kernel->submit(kernel(*with_kernel, 20, "verdict=wrong_answer")).verdict, MKB_VERDICT_WRONG_ANSWER);
+  evaluation_report counted_run = with_kernel->submit(kernel(*with_kernel, 20));
+  ASSERT_EQ(counted_run.verdict, MKB_VERDICT_PASSED) << counted_run.message;
+  evaluation_report passed = with_kernel->finalize("agent");
+  evaluation_report no_kernel = without_kernel->finalize("agent");
+  for (const evaluation_report *r : {&passed, &no_kernel}) {
+    EXPECT_TRUE(r->final);
+    EXPECT_FALSE(r->counted);
+    EXPECT_NE(r->json.find("\"counted\":false,\"final\":true"), std::string::npos) << r->json;
+  }
+  EXPECT_NE(passed.json.find("\"time_us\":20"), std::string::npos) << "the other fields stay: " << passed.json;
+  ledger_contents c = ledger::read(dir.path() / "run.ledger");
+  ASSERT_GE(c.finished.size(), 2u) << "both solos, and the skill arms their empty skills skip";
+  ASSERT_EQ(c.finished[0].verdict, MKB_VERDICT_PASSED);
+  EXPECT_EQ(c.finished[0].final_report_json.find("\"counted\":true"), std::string::npos) << c.finished[0].final_report_json;
+  EXPECT_NE(c.finished[0].final_report_json.find("\"counted\":false,\"final\":true"), std::string::npos);
+}
+
+TEST(Session, UsageThatWouldOverflowAddsNothing) {
+  testing::temp_dir dir;
+  session s(scripted_config(dir));
+  bool done = false;
+  std::shared_ptr<task> t = s.next_tasks(std::chrono::milliseconds(0), 1, &done)[0];
+  t->add_usage(1000, 200, 0.25);
+  for (auto [input, output] : {std::pair{UINT64_MAX, uint64_t(0)}, std::pair{uint64_t(0), UINT64_MAX - 199}}) {
+    try {
+      t->add_usage(input, output, 1.0);
+      ADD_FAILURE() << "added " << input << " and " << output;
+    } catch (const error &e) {
+      EXPECT_EQ(e.status(), MKB_ERR_INVALID_ARGUMENT);
+    }
+  }
+  t->add_usage(0, UINT64_MAX - 200, 0.5);
+  t->finalize("agent");
+  ledger_contents c = ledger::read(dir.path() / "run.ledger");
+  EXPECT_EQ(c.finished[0].input_tokens, 1000u);
+  EXPECT_EQ(c.finished[0].output_tokens, UINT64_MAX);
+  EXPECT_DOUBLE_EQ(c.finished[0].cost_usd, 0.75) << "the refused calls added no cost either";
 }
 
 TEST(Session, ManyThreadsTakeEachTaskOnce) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 namespace mkb {
 namespace {
@@ -53,6 +54,42 @@ TEST(Dtype, EncodeRoundsToNearestAndRoundTrips) {
     encode_element(t, 0.15625, bytes); // exact in every floating type
     EXPECT_EQ(decode_element(t, bytes), 0.15625) << dtype_name(t);
   }
+}
+
+// fp16 is encoded without _Float16 (clang 14 lacks it on x86); where the compiler has it, the two agree
+// on the edges (zeros, subnormals, ties, the largest finite value, overflow) and on random values.
+TEST(Dtype, Fp16EncodingRoundsToNearestEven) {
+  auto bits = [](double value) {
+    unsigned char b[2];
+    encode_element(dtype::fp16, value, b);
+    return static_cast<unsigned>(b[0] | b[1] << 8);
+  };
+  EXPECT_EQ(bits(0.0), 0x0000u);
+  EXPECT_EQ(bits(-0.0), 0x8000u);
+  EXPECT_EQ(bits(1.0), 0x3c00u);
+  EXPECT_EQ(bits(1.0 + 0x1p-11), 0x3c00u) << "a tie goes to the even code";
+  EXPECT_EQ(bits(1.0 + 3 * 0x1p-11), 0x3c02u) << "a tie goes to the even code";
+  EXPECT_EQ(bits(0x1p-24), 0x0001u);
+  EXPECT_EQ(bits(0x1p-25), 0x0000u) << "half the smallest subnormal ties to zero";
+  EXPECT_EQ(bits(0x1.8p-25), 0x0001u);
+  EXPECT_EQ(bits(0x1p-14 - 0x1p-25), 0x0400u) << "the largest subnormal rounds up into the normals";
+  EXPECT_EQ(bits(65504.0), 0x7bffu);
+  EXPECT_EQ(bits(65519.0), 0x7bffu);
+  EXPECT_EQ(bits(65520.0), 0x7c00u);
+  EXPECT_EQ(bits(-1e300), 0xfc00u);
+  EXPECT_EQ(bits(NAN) & 0x7c00u, 0x7c00u);
+  EXPECT_NE(bits(NAN) & 0x03ffu, 0u);
+#ifdef __FLT16_MANT_DIG__
+  uint64_t state = 0x9e3779b97f4a7c15u;
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    double value = std::ldexp(static_cast<double>(state >> 11) / 0x1p53 - 0.5, static_cast<int>(state % 48) - 30);
+    _Float16 reference = static_cast<_Float16>(value);
+    uint16_t expected;
+    std::memcpy(&expected, &reference, sizeof expected);
+    ASSERT_EQ(bits(value), expected) << value;
+  }
+#endif
 }
 
 TEST(Dtype, PoisonIsNaNForEveryFloatingType) {

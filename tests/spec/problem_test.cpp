@@ -78,6 +78,55 @@ TEST(Problem, SemanticRules) {
   EXPECT_NE(spec_error(tiny_spec(), {{"baseline.cu", ""}}).find("baseline"), std::string::npos);
 }
 
+// Regression: specs with numbers in place of enum names, or with "inf", were accepted, and an unknown
+// dtype took fp32's facts (tests/fuzz/regressions/spec_loader holds these inputs).
+TEST(Problem, EveryEnumAndNumberIsChecked) {
+  auto input = [](const std::string &fields) {
+    return tiny_spec("tiny", "test", R"(, { "name": "z", "shape": ["n"], )" + fields + " }");
+  };
+  auto output = [](const std::string &fields) {
+    return tiny_spec("tiny", "test", "", R"({ "name": "y", "shape": ["n"], )" + fields + " }");
+  };
+  auto expect = [](const std::string &spec, const std::string &part) {
+    std::string e = spec_error(spec);
+    EXPECT_NE(e.find(part), std::string::npos) << e;
+  };
+  expect(input(R"("dtype": 99)"), "inputs[1].dtype: 99 is not a dtype (bf16, fp16, fp32, fp64, int8, uint8, int32, int64, bool,");
+  expect(output(R"("dtype": 11)"), "outputs[0].dtype: 11 is not a dtype");
+  expect(input(R"("dtype": "fp32", "distribution": { "kind": 9 })"), "inputs[1].distribution.kind: 9 is not a distribution (normal,");
+  expect(output(R"("dtype": "fp32", "comparison": 7)"), "outputs[0].comparison: 7 is not a comparison (anchor, exact, exact_sorted)");
+  expect(input(R"("dtype": "fp32", "distribution": { "kind": "normal", "mean": "inf" })"),
+         "inputs[1].distribution.mean: inf is not a finite number");
+  expect(input(R"("dtype": "fp32", "distribution": { "kind": "normal", "stddev": "nan" })"),
+         "inputs[1].distribution.stddev: nan is not a finite number");
+  expect(input(R"("dtype": "fp32", "distribution": { "kind": "uniform", "low": "-inf", "high": 1 })"),
+         "inputs[1].distribution.low: -inf is not a finite number");
+  expect(input(R"("dtype": "int8", "distribution": { "kind": "integer_range", "low": 0, "high": 1000 })"),
+         "inputs[1].distribution: [0, 1000] does not fit int8");
+  expect(input(R"("dtype": "int64", "distribution": { "kind": "integer_range", "low": 0, "high": 1e300 })"),
+         "does not fit int64");
+  expect(input(R"("dtype": "int8", "distribution": { "kind": "permutation" })"), "a permutation of 1000 values does not fit int8");
+
+  std::string spec = tiny_spec();
+  expect(std::string(spec).insert(spec.rfind('}'), R"(, "compute": 42)"), "compute: 42 is not a compute kind (fp32,");
+  expect(std::string(spec).insert(spec.rfind('}'), R"(, "number": -3)"), "number: -3 is negative");
+  std::string infinite_cost = spec;
+  infinite_cost.replace(infinite_cost.find(R"("flops": "n")"), 12, R"("flops": "1e308 * 10")");
+  expect(infinite_cost, "flops: '1e308 * 10' is not finite");
+}
+
+// JSON nested 100,000 arrays deep, and a shape nested 15,000 parentheses deep: refused, not a crash.
+TEST(Problem, DeepNestingIsRefused) {
+  std::string spec = tiny_spec();
+  std::string nested_json = std::string(spec).insert(spec.rfind('}'), R"(, "notes": )" + std::string(100000, '[') +
+                                                                          std::string(100000, ']'));
+  EXPECT_NE(spec_error(nested_json).find("spec.json"), std::string::npos);
+  std::string nested_shape = tiny_spec("tiny", "test", R"(, { "name": "z", "dtype": "fp32", "shape": [")" +
+                                                           std::string(15000, '(') + "n" + std::string(15000, ')') + R"("] })");
+  std::string e = spec_error(nested_shape);
+  EXPECT_NE(e.find("nests deeper than 256 levels"), std::string::npos) << e.substr(0, 400);
+}
+
 TEST(Problem, MissingFileIsNamed) {
   temp_dir dir;
   write_problem(dir, "test", "tiny", tiny_spec());

@@ -27,8 +27,10 @@ def test_open_errors_are_exceptions(worker):
         mkb.Session(worker_path=worker, gpus="zero")
     with pytest.raises(mkb.NotFoundError, match="/nonexistent"):
         mkb.Session(worker_path=worker, suite_path="/nonexistent")
-    with pytest.raises(mkb.ConfigError, match="problems"):
+    with pytest.raises(mkb.NotFoundError, match="'no_such_problem_\\*'"):
         mkb.Session(worker_path=worker, problems="no_such_problem_*")
+    with pytest.raises(mkb.ConfigError, match="problems"):
+        mkb.Session(worker_path=worker, problems="")
 
 
 def test_the_four_arms_end_to_end(worker, solutions, tmp_path):

@@ -1,0 +1,81 @@
+#include "spec/suite.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "support/temp_dir.hpp"
+
+namespace mkb {
+namespace {
+
+using testing::temp_dir;
+using testing::tiny_spec;
+using testing::write_problem;
+
+class SuiteSelection : public ::testing::Test {
+protected:
+  void SetUp() override {
+    for (const char *id : {"rmsnorm_a", "rmsnorm_b", "layernorm_a"}) write_problem(dir_, "norm", id, tiny_spec(id, "norm"));
+    write_problem(dir_, "moe", "routing_a", tiny_spec("routing_a", "moe"));
+    suite_ = std::make_unique<suite>(suite::load(dir_.path()));
+  }
+
+  std::vector<std::string> ids(const std::vector<std::string> &patterns, const std::vector<std::string> &families = {}) {
+    std::vector<std::string> out;
+    for (const problem *p : suite_->select(patterns, families)) out.push_back(p->id);
+    return out;
+  }
+
+  // The status and text select() fails with.
+  std::pair<mkb_status, std::string> failure(const std::vector<std::string> &patterns,
+                                             const std::vector<std::string> &families = {}) {
+    try {
+      suite_->select(patterns, families);
+    } catch (const error &e) {
+      return {e.status(), e.what()};
+    }
+    return {MKB_OK, "selected"};
+  }
+
+  temp_dir dir_;
+  std::unique_ptr<suite> suite_;
+};
+
+TEST_F(SuiteSelection, IdsGlobsAndFamilies) {
+  using list = std::vector<std::string>;
+  EXPECT_EQ(ids({}), (list{"routing_a", "layernorm_a", "rmsnorm_a", "rmsnorm_b"}));
+  EXPECT_EQ(ids({"rmsnorm_b", "routing_a"}), (list{"routing_a", "rmsnorm_b"}));
+  EXPECT_EQ(ids({"rms*"}), (list{"rmsnorm_a", "rmsnorm_b"}));
+  EXPECT_EQ(ids({"*norm_[ab]"}), (list{"layernorm_a", "rmsnorm_a", "rmsnorm_b"}));
+  EXPECT_EQ(ids({"?msnorm_?"}), (list{"rmsnorm_a", "rmsnorm_b"}));
+  EXPECT_EQ(ids({}, {"moe"}), (list{"routing_a"}));
+  EXPECT_EQ(ids({"*_a"}, {"norm"}), (list{"layernorm_a", "rmsnorm_a"}));
+}
+
+// Regression: "known,TYPO" dropped the typo silently.
+TEST_F(SuiteSelection, WhatMatchesNothingIsNamed) {
+  auto [status, text] = failure({"rmsnorm_a", "rmsnrom_b"});
+  EXPECT_EQ(status, MKB_ERR_NOT_FOUND);
+  EXPECT_NE(text.find("'rmsnrom_b'"), std::string::npos) << text;
+  EXPECT_NE(text.find("did you mean 'rmsnorm_b'?"), std::string::npos) << text;
+
+  std::tie(status, text) = failure({"TYPO"});
+  EXPECT_EQ(status, MKB_ERR_NOT_FOUND);
+  EXPECT_NE(text.find("'TYPO'"), std::string::npos) << text;
+  EXPECT_EQ(text.find("did you mean"), std::string::npos) << "nothing is close to TYPO: " << text;
+
+  std::tie(status, text) = failure({"gelu_*"});
+  EXPECT_EQ(status, MKB_ERR_NOT_FOUND);
+  EXPECT_NE(text.find("'gelu_*'"), std::string::npos) << text;
+
+  std::tie(status, text) = failure({}, {"norm", "mo"});
+  EXPECT_EQ(status, MKB_ERR_NOT_FOUND);
+  EXPECT_NE(text.find("family 'mo'; did you mean 'moe'?"), std::string::npos) << text;
+
+  std::tie(status, text) = failure({"routing_a"}, {"norm"});
+  EXPECT_EQ(status, MKB_ERR_CONFIG) << "each matches, but no problem is in both";
+  EXPECT_NE(text.find("routing_a"), std::string::npos) << text;
+}
+
+} // namespace
+} // namespace mkb
