@@ -11,9 +11,12 @@
 #include "spec/file_source.hpp"
 #include "spec/problem.hpp"
 #include "support/temp_dir.hpp"
+#include "support/triton_scale.hpp"
 
 namespace mkb {
 namespace {
+
+using testing::triton_scale;
 
 class PythonDsl : public ::testing::Test {
 protected:
@@ -49,18 +52,6 @@ protected:
     if (!(d).usable(&why)) GTEST_SKIP() << (d).name() << " is not usable here: " << why;               \
   } while (0)
 
-constexpr const char *triton_scale = R"(import triton
-import triton.language as tl
-
-@triton.jit
-def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr = 256):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
-
-MKB_PLAN = """/* mkb:plan
-launch scale grid(ceil_div(n, 256)) block(128) args(x, y, i32(n))
-*/"""
-)";
 
 TEST_F(PythonDsl, TritonCompilesToLinkedPtxWithItsScratchParameters) {
   const dsl &triton = require("triton");

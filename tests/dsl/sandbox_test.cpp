@@ -25,9 +25,12 @@
 #include "spec/problem.hpp"
 #include "support/paths.hpp"
 #include "support/temp_dir.hpp"
+#include "support/triton_scale.hpp"
 
 namespace mkb {
 namespace {
+
+using testing::triton_scale;
 
 namespace fs = std::filesystem;
 
@@ -189,18 +192,6 @@ TEST_F(Sandbox, UnconfinedTheSameChecksSeeEveryEscape) {
   EXPECT_TRUE(seen.ledger_changed) << seen.message;
 }
 
-constexpr const char *triton_scale = R"(import triton
-import triton.language as tl
-
-@triton.jit
-def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr = 256):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
-
-MKB_PLAN = """/* mkb:plan
-launch scale grid(ceil_div(n, 256)) block(128) args(x, y, i32(n))
-*/"""
-)";
 
 TEST_F(Sandbox, WithoutOneSubmissionsAreRefusedUnlessTheUserOptsOut) {
   scoped_environment missing("MKB_BWRAP", "/nonexistent/bwrap");
