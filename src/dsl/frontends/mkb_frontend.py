@@ -168,7 +168,10 @@ def compile_tirx(module, request):
         if not isinstance(fn, tvm.tirx.PrimFunc):
             raise SubmissionError(f"'{kernel['name']}' is not a TIRx @T.prim_func")
         functions[kernel["name"]] = fn
-    executable = tvm.compile(tvm.IRModule(functions), target=target, tir_pipeline="tirx")
+    # In scope, so that TVM's CUDA compile callback takes the arch from the target: the sandboxed
+    # frontend sees no GPU, and TVM otherwise asks the device.
+    with target:
+        executable = tvm.compile(tvm.IRModule(functions), target=target, tir_pipeline="tirx")
     device_modules = [m for m in executable.mod.imports if m.kind == "cuda"] if hasattr(executable, "mod") else []
     if not device_modules:
         raise SubmissionError("TVM produced no CUDA module")
