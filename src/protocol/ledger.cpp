@@ -130,7 +130,7 @@ std::string strict_json(const std::string &text) {
 
 ledger_contents collect_all(const ledger_frames::file_layout &layout) {
   ledger_contents c;
-  for (const ledger_frames::intact_record &r : layout.records) collect(reinterpret_cast<const uint8_t *>(r.payload.data()), c);
+  for (const ledger_frames::intact_record &r : layout.records) collect(ledger_frames::aligned_payload(r.payload).data(), c);
   c.gaps = {layout.torn_tail, layout.damage, layout.empty_file};
   return c;
 }
@@ -264,7 +264,7 @@ ledger_dump ledger::dump_json(const std::filesystem::path &path) {
   for (const ledger_frames::intact_record &r : layout.records) {
     printed_record printed{dump.records.size() + 1, r.offset, {}, {}};
     std::string text;
-    if (flatbuffers::GenerateText(parser, r.payload.data(), &text)) printed.json = strict_json(text);
+    if (flatbuffers::GenerateText(parser, ledger_frames::aligned_payload(r.payload).data(), &text)) printed.json = strict_json(text);
     else printed.why_not = "its contents do not match the ledger schema (a newer format?)";
     dump.records.push_back(std::move(printed));
   }

@@ -50,7 +50,8 @@ probe inspect(std::string_view data, size_t offset) {
     p.what = state::bad_payload;
     return p;
   }
-  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t *>(payload.data()), payload.size());
+  aligned_payload aligned(payload);
+  flatbuffers::Verifier verifier(aligned.data(), payload.size());
   p.what = verifier.VerifyBuffer<records::Record>(nullptr) ? state::intact : state::not_a_record;
   return p;
 }

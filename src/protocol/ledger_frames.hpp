@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +26,19 @@ std::string frame(std::string_view payload);
 struct intact_record {
   size_t offset; // of its header
   std::string_view payload;
+};
+
+// A payload copied to where flatbuffers may read it: its verifier checks alignment relative to the
+// buffer's start only, and a record found after damage can start at any byte of the file.
+class aligned_payload {
+public:
+  explicit aligned_payload(std::string_view payload) : words_((payload.size() + 7) / 8) {
+    if (!payload.empty()) std::memcpy(words_.data(), payload.data(), payload.size());
+  }
+  const uint8_t *data() const { return reinterpret_cast<const uint8_t *>(words_.data()); }
+
+private:
+  std::vector<uint64_t> words_;
 };
 
 // Bytes a reader skipped: [offset, offset + bytes).
