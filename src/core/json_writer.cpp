@@ -4,33 +4,9 @@
 
 #include <cmath>
 
+#include "core/text.hpp"
+
 namespace mkb {
-
-namespace {
-
-// The length of the well-formed UTF-8 sequence that starts `text` (RFC 3629: no overlong forms, no
-// surrogates, nothing above U+10FFFF), or 0 when its first byte starts none.
-size_t utf8_sequence_length(std::string_view text) {
-  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
-  unsigned char lead = byte(0);
-  size_t length = 0;
-  unsigned char low = 0x80, high = 0xbf; // the range of the second byte
-  if (lead < 0x80) return 1;
-  if (lead >= 0xc2 && lead <= 0xdf) length = 2;
-  else if (lead >= 0xe0 && lead <= 0xef) length = 3;
-  else if (lead >= 0xf0 && lead <= 0xf4) length = 4;
-  else return 0;
-  if (lead == 0xe0) low = 0xa0;  // overlong
-  if (lead == 0xed) high = 0x9f; // surrogates
-  if (lead == 0xf0) low = 0x90;  // overlong
-  if (lead == 0xf4) high = 0x8f; // above U+10FFFF
-  if (text.size() < length || byte(1) < low || byte(1) > high) return 0;
-  for (size_t i = 2; i < length; ++i)
-    if ((byte(i) & 0xc0) != 0x80) return 0;
-  return length;
-}
-
-} // namespace
 
 void append_json_string(std::string &out, std::string_view text) {
   out += '"';

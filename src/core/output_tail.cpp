@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace mkb {
 
@@ -92,33 +93,5 @@ std::string last_bytes_of(std::string_view text, size_t bytes) {
   return "..." + std::string(text.substr(start));
 }
 
-std::string valid_utf8(std::string_view text) {
-  static constexpr std::string_view replacement = "\xEF\xBF\xBD";
-  std::string out;
-  out.reserve(text.size());
-  size_t i = 0;
-  while (i < text.size()) {
-    auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-    unsigned char lead = byte(i);
-    size_t length = lead < 0x80 ? 1 : lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3
-                                : lead >= 0xF0 && lead <= 0xF4 ? 4 : 0;
-    bool ok = length > 0 && i + length <= text.size();
-    for (size_t k = 1; ok && k < length; ++k) ok = (byte(i + k) & 0xC0) == 0x80;
-    if (ok && length >= 3) {
-      // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not characters.
-      unsigned char second = byte(i + 1);
-      ok = !(lead == 0xE0 && second < 0xA0) && !(lead == 0xED && second > 0x9F) && !(lead == 0xF0 && second < 0x90) &&
-           !(lead == 0xF4 && second > 0x8F);
-    }
-    if (ok) {
-      out.append(text.substr(i, length));
-      i += length;
-    } else {
-      out.append(replacement);
-      ++i;
-    }
-  }
-  return out;
-}
 
 } // namespace mkb

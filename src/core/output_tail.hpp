@@ -46,7 +46,4 @@ private:
 // something was cut.
 std::string last_bytes_of(std::string_view text, size_t bytes);
 
-// `text` with every byte that is not part of a well-formed UTF-8 sequence replaced by U+FFFD.
-std::string valid_utf8(std::string_view text);
-
 } // namespace mkb

@@ -28,24 +28,41 @@ bool starts_with_word(std::string_view text, std::string_view word) {
   return text.size() == word.size() || std::isspace(static_cast<unsigned char>(text[word.size()]));
 }
 
-bool glob_match(std::string_view pattern, std::string_view text) {
-  size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++mark;
+size_t utf8_sequence_length(std::string_view text) {
+  if (text.empty()) return 0;
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  unsigned char lead = byte(0);
+  size_t length = 0;
+  unsigned char low = 0x80, high = 0xbf; // the range of the second byte
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) length = 2;
+  else if (lead >= 0xe0 && lead <= 0xef) length = 3;
+  else if (lead >= 0xf0 && lead <= 0xf4) length = 4;
+  else return 0;
+  if (lead == 0xe0) low = 0xa0;  // overlong
+  if (lead == 0xed) high = 0x9f; // surrogates
+  if (lead == 0xf0) low = 0x90;  // overlong
+  if (lead == 0xf4) high = 0x8f; // above U+10FFFF
+  if (text.size() < length || byte(1) < low || byte(1) > high) return 0;
+  for (size_t i = 2; i < length; ++i)
+    if ((byte(i) & 0xc0) != 0x80) return 0;
+  return length;
+}
+
+std::string valid_utf8(std::string_view text) {
+  static constexpr std::string_view replacement = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    if (size_t length = utf8_sequence_length(text.substr(i))) {
+      out.append(text.substr(i, length));
+      i += length;
     } else {
-      return false;
+      out.append(replacement);
+      ++i;
     }
   }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
+  return out;
 }
 
 int line_of(std::string_view text, size_t offset) {

@@ -10,8 +10,11 @@ namespace mkb {
 std::string_view trim(std::string_view text);
 std::vector<std::string> split(std::string_view text, char separator, bool skip_empty = true);
 bool starts_with_word(std::string_view text, std::string_view word);
-// Shell-style match: '*' any run, '?' one character.
-bool glob_match(std::string_view pattern, std::string_view text);
+// The length of the well-formed UTF-8 sequence that starts `text` (RFC 3629: no overlong forms, no
+// surrogates, nothing above U+10FFFF), or 0 when its first byte starts none.
+size_t utf8_sequence_length(std::string_view text);
+// `text` with every byte that is not part of a well-formed UTF-8 sequence replaced by U+FFFD.
+std::string valid_utf8(std::string_view text);
 // Line number (1-based) of byte `offset` in `text`.
 int line_of(std::string_view text, size_t offset);
 // Replaces every "{{name}}" in `text` from the pairs; unknown names stay as they are.

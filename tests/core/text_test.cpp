@@ -11,13 +11,15 @@ TEST(Text, SplitAndTrim) {
   EXPECT_EQ(trim("  x y \n"), "x y");
 }
 
-TEST(Text, GlobMatch) {
-  EXPECT_TRUE(glob_match("fused_*", "fused_add_rmsnorm"));
-  EXPECT_TRUE(glob_match("*rmsnorm*", "fused_add_rmsnorm_h4096"));
-  EXPECT_TRUE(glob_match("a?c", "abc"));
-  EXPECT_FALSE(glob_match("a?c", "abbc"));
-  EXPECT_FALSE(glob_match("fused", "fused_add"));
-  EXPECT_TRUE(glob_match("*", ""));
+TEST(Text, ValidUtf8ReplacesEveryByteThatIsNotPartOfACharacter) {
+  EXPECT_EQ(valid_utf8("plain, \xC3\xA9t\xC3\xA9, \xE2\x82\xAC, \xF0\x9F\x98\x80"), "plain, \xC3\xA9t\xC3\xA9, \xE2\x82\xAC, \xF0\x9F\x98\x80");
+  EXPECT_EQ(valid_utf8("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(valid_utf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");                 // overlong '/'
+  EXPECT_EQ(valid_utf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"); // a UTF-16 surrogate
+  EXPECT_EQ(valid_utf8("cut \xE2\x82"), "cut \xEF\xBF\xBD\xEF\xBF\xBD");          // a character cut short
+  EXPECT_EQ(utf8_sequence_length("\xF4\x8F\xBF\xBF"), 4u);                            // U+10FFFF
+  EXPECT_EQ(utf8_sequence_length("\xF4\x90\x80\x80"), 0u);                            // past it
+  EXPECT_EQ(utf8_sequence_length(""), 0u);
 }
 
 TEST(Text, LineOfAnOffset) {
