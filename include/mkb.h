@@ -154,7 +154,9 @@ typedef struct mkb_report mkb_report;
 
 /* mkb_open_options.flags */
 #define MKB_OPEN_COMPILE_ONLY 0x1u /* never run kernels: compile and check plans only (no GPU) */
-#define MKB_OPEN_RERUN_STALE 0x2u  /* rerun ledger records whose problem, DSL or contract changed */
+#define MKB_OPEN_RERUN_STALE 0x2u  /* plan stale trials again (docs/PROTOCOL.md, Stale trials): those
+                                      recorded under other fingerprints than this session's. Without
+                                      it they are kept, never re-run, and left out of scores */
 #define MKB_OPEN_NO_SANDBOX 0x4u   /* run Python DSL frontends (a submission's own Python code)
                                       outside their sandbox, as does the environment variable
                                       MKB_NO_SANDBOX=1. Without either, where no sandbox is usable
@@ -200,6 +202,18 @@ typedef struct mkb_open_options {
                                     evaluates on this host: one evaluation at a time per GPU, in
                                     arrival order (docs/CONTRACT.md). It must exist and be writable.
                                     NULL: MKB_GPU_LOCK_DIR, then /tmp/mkb-gpu-locks (created) */
+  const char *trials;            /* comma-separated shell globs (fnmatch) over trial ids
+                                    "<problem>/<dsl>/<arm>/r<replicate>", such as
+                                    "softmax/cuda/solo_?/r[12]": only matching trials are planned.
+                                    A selected skill arm brings in its source solo, which writes
+                                    the skill it receives.
+                                    NULL: every trial */
+  const char *directions;        /* comma-separated "a_to_b", "b_to_a": only these directions are
+                                    planned, each its skill arm, its source solo and its base solo.
+                                    NULL: both */
+  const char *target_arch;       /* the architecture compile-only sessions compile for, such as
+                                    "sm_90a" or "sm_100a". NULL: MKB_TARGET_ARCH, then "sm_90a".
+                                    Sessions that run kernels compile for each worker's device */
 } mkb_open_options;
 
 /* Fills *options with the defaults (every field zero or NULL) and sets struct_size.
@@ -256,8 +270,9 @@ MKB_API mkb_status mkb_next_task(mkb_session *session, uint32_t wait_ms, mkb_tas
  *   problem       problem id;  family: its family;  dsl: the DSL this attempt must use
  *   instruction   everything the agent is told: the problem's reference and invariants, the DSL's
  *                 submission format, the contract, the budget, and what a skill should contain
- *   source_skill  skill arms: the source solo's skill with a header saying where it comes from;
- *                 solo arms: NULL
+ *   source_skill  skill arms: the source solo's skill with a header saying it comes from an earlier
+ *                 attempt at this problem in a different kernel DSL; solo arms: NULL. A skill arm's
+ *                 instruction is its solo's instruction, byte for byte, with this as one more section
  *   json          all of the above and the budget as one JSON object
  * A NULL task yields NULL (strings), -1 (arm) or 0 (replicate). */
 MKB_API const char *mkb_task_id(const mkb_task *task) MKB_NOEXCEPT;
@@ -286,22 +301,41 @@ MKB_API const char *mkb_task_errmsg(const mkb_task *task) MKB_NOEXCEPT;
 MKB_API mkb_status mkb_submit_attempt(mkb_task *task, const char *source, size_t size,
                                       mkb_report **report_out) MKB_NOEXCEPT;
 
-/* Replaces the task's skill text with `size` bytes of `text` (copied; size 0 clears it). Solo arms
- * only. The text present when the solo ends is what its skill arm receives, whether or not the solo
- * passed; an empty skill makes that skill arm "skipped", recorded and scored as its base.
- * Errors: MKB_ERR_STATE (a skill arm, or the task has ended), MKB_ERR_CONFIG (over skill_max_bytes;
- * the previous text is kept), MKB_ERR_INVALID_ARGUMENT. */
+/* Replaces the task's skill text with `size` bytes of `text` (copied; size 0 clears it). Every arm
+ * keeps a skill, as every arm is told to. A solo's text present when it ends is what its skill arm
+ * receives, whether or not the solo passed; an empty skill makes that skill arm "skipped", recorded
+ * and scored as its base. A skill arm's skill is recorded and never handed on.
+ * Errors: MKB_ERR_STATE (the task has ended), MKB_ERR_CONFIG (over skill_max_bytes; the previous
+ * text is kept), MKB_ERR_INVALID_ARGUMENT. */
 MKB_API mkb_status mkb_submit_skill(mkb_task *task, const char *text, size_t size) MKB_NOEXCEPT;
 
-/* Adds agent-reported usage to the task's record (summed over calls). Values must be finite and
- * non-negative, and the sums must stay below 2^64 tokens and finite; otherwise nothing is added.
- * Errors: MKB_ERR_INVALID_ARGUMENT (a bad value, or a sum that would overflow), MKB_ERR_STATE (the
- * task has ended). */
+/* Adds agent-reported usage to the task's record (summed over calls). input_tokens counts every
+ * prompt token, those served from the provider's prompt cache included; cached_input_tokens is that
+ * cached part, so it may not exceed input_tokens. Values must be finite and non-negative, and the sums
+ * must stay below 2^64 tokens and finite; otherwise nothing is added.
+ * mkb_task_add_usage(t, i, o, c) is mkb_task_add_usage_v2(t, i, 0, o, c).
+ * Errors: MKB_ERR_INVALID_ARGUMENT (a bad value, cached above input, or a sum that would overflow),
+ * MKB_ERR_STATE (the task has ended). */
 MKB_API mkb_status mkb_task_add_usage(mkb_task *task, uint64_t input_tokens, uint64_t output_tokens,
                                       double cost_usd) MKB_NOEXCEPT;
+MKB_API mkb_status mkb_task_add_usage_v2(mkb_task *task, uint64_t input_tokens, uint64_t cached_input_tokens,
+                                         uint64_t output_tokens, double cost_usd) MKB_NOEXCEPT;
 
-/* Declares the attempt final: the latest kernel that entered evaluation is evaluated once more on
- * fresh draws, and that evaluation is the attempt's record. Ends the task (a solo's skill is frozen
+/* Names the kernel the attempt's final evaluation grades, without spending a submission, as the
+ * original benchmark grades the kernel an agent leaves behind: `size` bytes of `source` (copied), or
+ * the task's submission number `submission` (a report's mkb_report_submission(); it must have entered
+ * evaluation). A later call replaces the choice; a later counted submission does not. Without a
+ * choice the latest submission that entered evaluation is final. A named source is graded as it is:
+ * one that cannot enter evaluation gives the attempt a failed final record, not a free retry.
+ * Errors: MKB_ERR_STATE (the task has ended), MKB_ERR_BUDGET (its wall clock is spent: the attempt
+ * has ended as with mkb_finalize()), MKB_ERR_CONFIG (the source is over budget_source_bytes),
+ * MKB_ERR_NOT_FOUND (no such submission, or it did not enter evaluation), MKB_ERR_INVALID_ARGUMENT. */
+MKB_API mkb_status mkb_task_set_final(mkb_task *task, const char *source, size_t size) MKB_NOEXCEPT;
+MKB_API mkb_status mkb_task_set_final_submission(mkb_task *task, uint32_t submission) MKB_NOEXCEPT;
+
+/* Declares the attempt final: its final kernel (mkb_task_set_final(), else the latest kernel that
+ * entered evaluation) is evaluated once more on fresh draws, and that evaluation is the attempt's
+ * record. Ends the task (a solo's skill is frozen
  * and its skill arm becomes ready). When the deadline passed first, the library already ended the
  * task the same way; this call then hands out that record. With no kernel ever evaluated the record
  * has verdict MKB_VERDICT_NO_KERNEL.
@@ -326,6 +360,8 @@ MKB_API void mkb_task_release(mkb_task *task) MKB_NOEXCEPT;
  *   time_us            median device time of the whole launch plan in microseconds; NaN if untimed
  *   baseline_us        median of the problem's unfused baseline, timed in the same evaluation
  *   speedup            baseline_us / time_us; NaN if untimed
+ *   submission         the submission's number in its task, 1-based, refused ones included; 0 for
+ *                      a final evaluation and outside tasks
  *   submissions_left   submissions left in the task's budget after this one
  *   seconds_left       wall-clock seconds left in the task's budget
  *   message            feedback for the agent: verdict, first mismatch or error, times and spread
@@ -338,6 +374,7 @@ MKB_API int32_t mkb_report_final(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API double mkb_report_time_us(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API double mkb_report_baseline_us(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API double mkb_report_speedup(const mkb_report *report) MKB_NOEXCEPT;
+MKB_API uint32_t mkb_report_submission(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API uint32_t mkb_report_submissions_left(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API double mkb_report_seconds_left(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API const char *mkb_report_message(const mkb_report *report) MKB_NOEXCEPT;
@@ -362,19 +399,25 @@ MKB_API mkb_status mkb_evaluate(mkb_session *session, const char *problem, const
 /* Scores                                                                                         */
 /* ---------------------------------------------------------------------------------------------- */
 
-/* mkb_score() formats */
-#define MKB_SCORE_JSON 0u  /* one JSON object (docs/SCORING.md gives every field) */
-#define MKB_SCORE_TABLE 1u /* a readable table */
+/* mkb_score() formats, and a flag that may be added to either */
+#define MKB_SCORE_JSON 0u           /* one JSON object (docs/SCORING.md gives every field) */
+#define MKB_SCORE_TABLE 1u          /* a readable table */
+#define MKB_SCORE_WITH_STALE 0x100u /* score stale trials too; without it they are left out and only
+                                       counted and listed (docs/SCORING.md, Stale trials) */
 
 /* Scores every finished attempt of the session's ledger (and of this session if it has no ledger):
  * for each model and direction, R@t, S, lift by family and source verdict, help and harm rates,
- * paired lift, tiers, coverage and bootstrap confidence intervals (docs/SCORING.md).
+ * paired lift, tiers, coverage, replicate states, the with_skill contrast, usage by arm and bootstrap
+ * confidence intervals (docs/SCORING.md). A trial is stale when its record was made under other
+ * fingerprints (problem files, DSL frontend and notes, instruction templates, contract settings) than
+ * those of the latest session that opened the ledger, or when its skill arm's source is stale.
  * On MKB_OK *text_out is a new NUL-terminated text owned by the caller (mkb_free()).
  * Errors: MKB_ERR_INVALID_ARGUMENT (unknown format), MKB_ERR_LEDGER.
  * Thread rules: safe to call while tasks run; it scores what has finished. */
 MKB_API mkb_status mkb_score(mkb_session *session, uint32_t format, char **text_out) MKB_NOEXCEPT;
 
-/* Scores ledger files without opening a session. paths holds `count` file names.
+/* Scores ledger files without opening a session. paths holds `count` file names; staleness is judged
+ * per file, against the latest session that opened it.
  * On MKB_OK *text_out is owned by the caller (mkb_free()). On failure, if error_out is not NULL,
  * *error_out receives an owned error text (mkb_free()) naming the file and what is wrong.
  * A torn last record is ignored; a ledger damaged anywhere else is MKB_ERR_LEDGER naming the offset
@@ -382,6 +425,27 @@ MKB_API mkb_status mkb_score(mkb_session *session, uint32_t format, char **text_
  * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_IO, MKB_ERR_LEDGER. Thread rules: none. */
 MKB_API mkb_status mkb_score_ledgers(const char *const *paths, size_t count, uint32_t format,
                                      char **text_out, char **error_out) MKB_NOEXCEPT;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Plans                                                                                          */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* mkb_plan() formats */
+#define MKB_PLAN_JSON 0u  /* one JSON object: counts by state, and every planned trial with its state */
+#define MKB_PLAN_TABLE 1u /* a readable list */
+
+/* A dry run: the trials mkb_open(options) would plan, each with its state, without starting
+ * anything: no worker, no GPU, no Python; the ledger (if any) is read, never written or locked.
+ * States: "done" (finished under the current fingerprints), "skipped" (a skill arm whose source left
+ * no skill), "stale" (finished under other fingerprints, or its skill's source is stale: kept, or
+ * "rerun" with MKB_OPEN_RERUN_STALE), "interrupted" (started, never finished: run again) and
+ * "pending" (never started).
+ * On MKB_OK *text_out is owned by the caller (mkb_free()). On failure, if error_out is not NULL,
+ * *error_out receives an owned error text (mkb_free()).
+ * Errors: as mkb_open(), less MKB_ERR_IO from workers; MKB_ERR_INVALID_ARGUMENT (unknown format).
+ * Thread rules: none. */
+MKB_API mkb_status mkb_plan(const mkb_open_options *options, uint32_t format, char **text_out,
+                            char **error_out) MKB_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

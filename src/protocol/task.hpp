@@ -19,7 +19,7 @@ struct problem;
 class dsl;
 
 struct usage_totals {
-  uint64_t input_tokens = 0, output_tokens = 0;
+  uint64_t input_tokens = 0, cached_input_tokens = 0, output_tokens = 0; // input includes cached
   double cost_usd = 0;
 };
 

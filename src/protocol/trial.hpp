@@ -40,12 +40,15 @@ struct trial_result {
   double seconds_used = 0;   // wall clock charged to the budget: time queued for the GPU excluded
   double gpu_wait_ms = 0;    // queued for the GPU during the attempt's submissions
   bool contended = false;    // the final evaluation's timing shared the GPU with another process
-  uint64_t input_tokens = 0, output_tokens = 0;
+  uint64_t input_tokens = 0, cached_input_tokens = 0, output_tokens = 0; // input includes cached
   double cost_usd = 0;
   std::string final_source_hash;
   std::string final_report_json;
   std::string ended_by;
   double unix_time = 0;
+  // Set by whoever reads the ledger: recorded under other fingerprints than the latest session's, or
+  // a skill arm whose source is stale. Scores leave these out unless asked (docs/SCORING.md).
+  bool stale = false;
 
   bool passed() const { return verdict == 0; }
 };
