@@ -16,7 +16,9 @@
 #include "eval/report.hpp"
 #include "protocol/ledger.hpp"
 #include "protocol/scoring.hpp"
+#include "protocol/dry_run.hpp"
 #include "protocol/session.hpp"
+#include "protocol/staleness.hpp"
 
 // ---- Handles ----------------------------------------------------------------------------------------
 
@@ -91,6 +93,15 @@ char *owned_copy(const std::string &text) {
   if (!out) throw std::bad_alloc();
   std::memcpy(out, text.c_str(), text.size() + 1);
   return out;
+}
+
+// Hands a session-less call's error text to its caller, if asked for.
+void hand_out_error(const error_slot &errors, char **error_out, mkb_status status) noexcept {
+  if (status == MKB_OK || !error_out) return;
+  try {
+    *error_out = owned_copy(errors.get());
+  } catch (...) {
+  }
 }
 
 } // namespace
@@ -205,9 +216,31 @@ mkb_status mkb_submit_skill(mkb_task *task, const char *text, size_t size) noexc
 }
 
 mkb_status mkb_task_add_usage(mkb_task *task, uint64_t input_tokens, uint64_t output_tokens, double cost_usd) noexcept {
+  return mkb_task_add_usage_v2(task, input_tokens, 0, output_tokens, cost_usd);
+}
+
+mkb_status mkb_task_add_usage_v2(mkb_task *task, uint64_t input_tokens, uint64_t cached_input_tokens,
+                                 uint64_t output_tokens, double cost_usd) noexcept {
   if (!task) return MKB_ERR_INVALID_ARGUMENT;
   return api_boundary(&task->errors, [&] {
-    task->impl->add_usage(input_tokens, output_tokens, cost_usd);
+    task->impl->add_usage({input_tokens, cached_input_tokens, output_tokens, cost_usd});
+    return MKB_OK;
+  });
+}
+
+mkb_status mkb_task_set_final(mkb_task *task, const char *source, size_t size) noexcept {
+  if (!task) return MKB_ERR_INVALID_ARGUMENT;
+  return api_boundary(&task->errors, [&] {
+    require(source || !size, "mkb_task_set_final: source is NULL but size is not 0");
+    task->impl->set_final(std::string_view(source ? source : "", size));
+    return MKB_OK;
+  });
+}
+
+mkb_status mkb_task_set_final_submission(mkb_task *task, uint32_t submission) noexcept {
+  if (!task) return MKB_ERR_INVALID_ARGUMENT;
+  return api_boundary(&task->errors, [&] {
+    task->impl->set_final_submission(submission);
     return MKB_OK;
   });
 }
@@ -241,6 +274,7 @@ int32_t mkb_report_final(const mkb_report *r) noexcept { return r && r->report.f
 double mkb_report_time_us(const mkb_report *r) noexcept { return r ? r->report.time_us : NAN; }
 double mkb_report_baseline_us(const mkb_report *r) noexcept { return r ? r->report.baseline_us : NAN; }
 double mkb_report_speedup(const mkb_report *r) noexcept { return r ? r->report.speedup : NAN; }
+uint32_t mkb_report_submission(const mkb_report *r) noexcept { return r ? r->report.submission : 0; }
 uint32_t mkb_report_submissions_left(const mkb_report *r) noexcept { return r ? r->report.submissions_left : 0; }
 double mkb_report_seconds_left(const mkb_report *r) noexcept { return r ? r->report.seconds_left : NAN; }
 const char *mkb_report_message(const mkb_report *r) noexcept { return r ? r->report.message.c_str() : nullptr; }
@@ -272,9 +306,11 @@ mkb_status mkb_score(mkb_session *session, uint32_t format, char **text_out) noe
   if (!session) return MKB_ERR_INVALID_ARGUMENT;
   return api_boundary(&session->errors, [&] {
     require(text_out, "mkb_score: text_out must not be NULL");
-    require(format <= MKB_SCORE_TABLE, "mkb_score: format must be MKB_SCORE_JSON or MKB_SCORE_TABLE");
+    require((format & ~MKB_SCORE_WITH_STALE) <= MKB_SCORE_TABLE,
+            "mkb_score: format must be MKB_SCORE_JSON or MKB_SCORE_TABLE, optionally with MKB_SCORE_WITH_STALE");
     if (!session->impl) mkb::fail(MKB_ERR_STATE, "the session failed to open");
-    *text_out = owned_copy(session->impl->score(format == MKB_SCORE_TABLE));
+    *text_out = owned_copy(session->impl->score((format & ~MKB_SCORE_WITH_STALE) == MKB_SCORE_TABLE,
+                                                format & MKB_SCORE_WITH_STALE));
     return MKB_OK;
   });
 }
@@ -283,24 +319,37 @@ mkb_status mkb_score_ledgers(const char *const *paths, size_t count, uint32_t fo
                              char **error_out) noexcept {
   if (text_out) *text_out = nullptr;
   if (error_out) *error_out = nullptr;
-  if (!paths || count == 0 || !text_out || format > MKB_SCORE_TABLE) return MKB_ERR_INVALID_ARGUMENT;
+  if (!paths || count == 0 || !text_out || (format & ~MKB_SCORE_WITH_STALE) > MKB_SCORE_TABLE)
+    return MKB_ERR_INVALID_ARGUMENT;
   error_slot errors;
   mkb_status status = api_boundary(&errors, [&] {
     std::vector<mkb::trial_result> results;
     for (size_t i = 0; i < count; ++i) {
       if (!paths[i]) mkb::fail(MKB_ERR_INVALID_ARGUMENT, "paths[{}] is NULL", i);
       auto contents = mkb::ledger::read(paths[i]);
-      results.insert(results.end(), contents.finished.begin(), contents.finished.end());
+      auto latest = mkb::latest_with_staleness(contents.finished, contents.current); // judged per file
+      results.insert(results.end(), latest.begin(), latest.end());
     }
-    *text_out = owned_copy(format == MKB_SCORE_TABLE ? mkb::score_table(results) : mkb::score_json(results));
+    *text_out = owned_copy(mkb::score_results(results, (format & ~MKB_SCORE_WITH_STALE) == MKB_SCORE_TABLE,
+                                              format & MKB_SCORE_WITH_STALE));
     return MKB_OK;
   });
-  if (status != MKB_OK && error_out) {
-    try {
-      *error_out = owned_copy(errors.get());
-    } catch (...) {
-    }
-  }
+  hand_out_error(errors, error_out, status);
+  return status;
+}
+
+// ---- Plans ------------------------------------------------------------------------------------------
+
+mkb_status mkb_plan(const mkb_open_options *options, uint32_t format, char **text_out, char **error_out) noexcept {
+  if (text_out) *text_out = nullptr;
+  if (error_out) *error_out = nullptr;
+  if (!text_out || format > MKB_PLAN_TABLE) return MKB_ERR_INVALID_ARGUMENT;
+  error_slot errors;
+  mkb_status status = api_boundary(&errors, [&] {
+    *text_out = owned_copy(mkb::dry_run(mkb::config_from_options(options), format == MKB_PLAN_TABLE));
+    return MKB_OK;
+  });
+  hand_out_error(errors, error_out, status);
   return status;
 }
 

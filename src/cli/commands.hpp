@@ -11,6 +11,7 @@ int run_problems(int argc, char **argv);
 int run_suite(int argc, char **argv);
 int run_ledger(int argc, char **argv);
 int run_score(int argc, char **argv);
+int run_plan(int argc, char **argv);
 
 // Exit codes shared by the subcommands.
 inline constexpr int exit_ok = 0;

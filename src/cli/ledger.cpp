@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "protocol/ledger.hpp"
 #include "protocol/scoring.hpp"
+#include "protocol/staleness.hpp"
 
 namespace mkb::cli {
 
@@ -80,8 +81,8 @@ int run_ledger(int argc, char **argv) {
 int run_score(int argc, char **argv) {
   arguments a;
   try {
-    a = parse_arguments(argc, argv, 2, {}, {"json"});
-    if (a.positional.empty()) throw std::invalid_argument("usage: mkb score LEDGER... [--json]");
+    a = parse_arguments(argc, argv, 2, {}, {"json", "with-stale"});
+    if (a.positional.empty()) throw std::invalid_argument("usage: mkb score LEDGER... [--json] [--with-stale]");
   } catch (const std::exception &e) {
     fmt::print(stderr, "mkb score: {}\n", e.what());
     return exit_usage;
@@ -92,9 +93,11 @@ int run_score(int argc, char **argv) {
     for (const std::string &path : a.positional) {
       ledger_contents c = ledger::read_intact(path);
       damaged |= report_gaps(stderr, "mkb score: ", path, c.gaps, c.records);
-      results.insert(results.end(), c.finished.begin(), c.finished.end());
+      std::vector<trial_result> latest = latest_with_staleness(c.finished, c.current); // judged per file
+      results.insert(results.end(), latest.begin(), latest.end());
     }
-    fmt::print("{}", a.has("json") ? score_json(results) + "\n" : score_table(results));
+    std::string scores = score_results(results, !a.has("json"), a.has("with-stale"));
+    fmt::print("{}{}", scores, a.has("json") ? "\n" : "");
     return damaged ? exit_failed : exit_ok;
   } catch (const error &e) {
     fmt::print(stderr, "mkb score: {}\n", e.what());

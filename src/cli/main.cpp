@@ -23,7 +23,12 @@ void usage(FILE *out) {
              "                              write one draw's inputs and the anchor's outputs\n"
              "  ledger dump FILE            print every intact ledger record as a line of JSON\n"
              "  ledger repair DAMAGED NEW   copy every intact record of a damaged ledger to a new file\n"
-             "  score LEDGER... [--json]    score the finished attempts of one or more ledgers\n"
+             "  score LEDGER... [--json] [--with-stale]\n"
+             "                              score the finished attempts of one or more ledgers\n"
+             "  plan [--ledger FILE] [--trials GLOBS] [--directions LIST] [--problems LIST] [--families LIST]\n"
+             "       [--replicates N] [--model M] [--dsl-a A --dsl-b B] [--suite DIR] [--rerun-stale] [--json]\n"
+             "                              a dry run: the trials a run would plan, and which are done, stale or\n"
+             "                              pending\n"
              "\n"
              "docs/CLI.md describes each command and its exit codes.\n",
              out);
@@ -46,6 +51,7 @@ int main(int argc, char **argv) {
   if (command == "suite") return run_suite(argc, argv);
   if (command == "ledger") return run_ledger(argc, argv);
   if (command == "score") return run_score(argc, argv);
+  if (command == "plan") return run_plan(argc, argv);
   std::fprintf(stderr, "mkb: unknown command '%s'\n\n", command.c_str());
   usage(stderr);
   return exit_usage;

@@ -14,11 +14,13 @@ namespace {
 
 constexpr int crash_retries = 1;
 
+// `infrastructure`: the harness failed, not the submission (a final evaluation is then tried again).
 evaluation_report refused(const problem &p, const dsl &d, std::string_view source, std::string detail,
-                           double gpu_wait_ms = 0) {
+                          bool infrastructure, double gpu_wait_ms = 0) {
   evaluation_report r;
   r.verdict = MKB_VERDICT_REFUSED;
   r.counted = false;
+  r.infrastructure_failure = infrastructure;
   r.result.gpu_wait_ms = gpu_wait_ms;
   r.problem_id = p.id;
   r.dsl = d.name();
@@ -27,7 +29,7 @@ evaluation_report refused(const problem &p, const dsl &d, std::string_view sourc
   r.detail = std::move(detail);
   r.result.verdict = r.verdict;
   r.result.detail = r.detail;
-  finish_report(r, p);
+  complete_report(r, p);
   return r;
 }
 
@@ -71,14 +73,20 @@ std::vector<uint8_t> evaluator::build_request(const problem &p, const prepared_s
 }
 
 evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::string_view source, bool audit) {
-  if (source.empty()) return refused(p, d, source, "the submission is empty");
+  evaluation_report r = run(p, d, source, audit);
+  render_report(r);
+  return r;
+}
+
+evaluation_report evaluator::run(const problem &p, const dsl &d, std::string_view source, bool audit) {
+  if (source.empty()) return refused(p, d, source, "the submission is empty", false);
   if (source.size() > settings_.max_source_bytes)
-    return refused(p, d, source, fmt::format("the submission is {} bytes; the limit is {}", source.size(), settings_.max_source_bytes));
+    return refused(p, d, source, fmt::format("the submission is {} bytes; the limit is {}", source.size(), settings_.max_source_bytes), false);
   prepared_submission submission;
   try {
     submission = d.prepare(source, p, plan_role::submission, settings_.frontends);
   } catch (const submission_error &e) {
-    return refused(p, d, source, e.what());
+    return refused(p, d, source, e.what(), false);
   }
   const prepared_problem &own = problem_code(p);
 
@@ -102,14 +110,14 @@ evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::strin
     try {
       reply = worker->request(request, budget);
     } catch (const error &e) {
-      return refused(p, d, source, fmt::format("infrastructure failure: {}", e.what()), pool_wait_ms);
+      return refused(p, d, source, fmt::format("infrastructure failure: {}", e.what()), true, pool_wait_ms);
     }
     r.worker_output = reply.output;
     if (reply.status == worker_reply::timed_out && reply.last_stage == "queued")
       return refused(p, d, source, fmt::format("infrastructure failure: waited over {} min for the GPU, which other "
                                                "evaluations hold; the worker was stopped",
                                                settings_.queue_timeout.count() / 60000),
-                     pool_wait_ms + static_cast<double>(settings_.queue_timeout.count()));
+                     true, pool_wait_ms + static_cast<double>(settings_.queue_timeout.count()));
     if (reply.status == worker_reply::timed_out) {
       bool compiling = reply.last_stage.empty() || reply.last_stage == "compile";
       r.verdict = compiling ? MKB_VERDICT_COMPILE_ERROR : MKB_VERDICT_TIMEOUT;
@@ -129,20 +137,23 @@ evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::strin
     }
     const wire::Response *response = reply.response();
     if (response->body_type() == wire::ResponseBody::Failure)
-      return refused(p, d, source, "infrastructure failure: " + response->body_as_Failure()->message()->str(), pool_wait_ms);
+      return refused(p, d, source, "infrastructure failure: " + response->body_as_Failure()->message()->str(), true,
+                     pool_wait_ms);
     if (response->body_type() != wire::ResponseBody::EvaluateResult)
-      return refused(p, d, source, "infrastructure failure: the worker answered with the wrong message", pool_wait_ms);
+      return refused(p, d, source, "infrastructure failure: the worker answered with the wrong message", true,
+                     pool_wait_ms);
     r.result = wire::decode(*response->body_as_EvaluateResult());
     r.verdict = r.result.verdict;
     r.detail = r.result.detail;
     r.counted = !r.result.infrastructure_error;
+    r.infrastructure_failure = r.result.infrastructure_error;
     if (r.result.worker_must_exit) worker->stop();
     break;
   }
   r.result.verdict = r.verdict;
   r.result.gpu_wait_ms += pool_wait_ms;
   if (r.result.detail.empty()) r.result.detail = r.detail;
-  finish_report(r, p);
+  complete_report(r, p);
   return r;
 }
 

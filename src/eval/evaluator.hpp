@@ -39,7 +39,10 @@ public:
 
   // With `audit`, a passing evaluation goes on to audit the problem itself (mkb suite validate):
   // degenerate outputs, sensitivity to the inputs, launch overhead (wire::audit_result).
+  // The report is rendered (message and JSON).
   evaluation_report evaluate(const problem &p, const dsl &d, std::string_view source, bool audit = false);
+  // The same, unrendered: for a caller that adds its own fields first (a task's budget), then renders.
+  evaluation_report run(const problem &p, const dsl &d, std::string_view source, bool audit = false);
   const evaluation_settings &settings() const { return settings_; }
 
 private:

@@ -62,19 +62,23 @@ std::string render_message(const evaluation_report &r) {
     else
       m += "  SM clock: not available (no NVML)\n";
   } else {
-    m += fmt::format("{}{}: {}\n", verdict, r.counted ? "" : " (not counted against the budget)", r.detail);
+    m += fmt::format("{}{}: {}\n", verdict, r.counted || r.final ? "" : " (not counted against the budget)", r.detail);
   }
   if (e.gpu_wait_ms >= 1000)
     m += fmt::format("Queued {:.1f} s for the GPU behind other evaluations (not charged to the budget).\n", e.gpu_wait_ms / 1000);
-  if (r.verdict == MKB_VERDICT_COMPILE_ERROR) return m; // the log is already in the detail
-  for (const wire::compile_info &c : e.compiles)
-    if (c.role == "submission" && !c.log.empty()) m += "compiler warnings:\n" + c.log + "\n";
+  if (r.verdict != MKB_VERDICT_COMPILE_ERROR) // a compile error's log is already in the detail
+    for (const wire::compile_info &c : e.compiles)
+      if (c.role == "submission" && !c.log.empty()) m += "compiler warnings:\n" + c.log + "\n";
+  if (r.in_task)
+    m += r.final ? fmt::format("This final evaluation is the attempt's record.\n")
+                 : fmt::format("Submission {}. Budget: {} submissions left, {:.0f} s left.\n", r.submission,
+                               r.submissions_left, r.seconds_left);
   return m;
 }
 
 } // namespace
 
-void finish_report(evaluation_report &r, const problem &p) {
+void complete_report(evaluation_report &r, const problem &p) {
   const wire::evaluation_result &e = r.result;
   if (r.verdict == MKB_VERDICT_PASSED && e.submission_time.samples > 0) {
     r.time_us = e.submission_time.median_us;
@@ -91,6 +95,10 @@ void finish_report(evaluation_report &r, const problem &p) {
       r.light_bound = fmt::format("{}-bound, {}", memory_us >= compute_us ? "memory" : "compute", peaks.source);
     }
   }
+}
+
+void render_report(evaluation_report &r) {
+  const wire::evaluation_result &e = r.result;
   r.message = render_message(r);
 
   json_writer j;
@@ -101,7 +109,8 @@ void finish_report(evaluation_report &r, const problem &p) {
   j.field("time_us", r.time_us).field("baseline_us", r.baseline_us).field("speedup", r.speedup);
   j.field("speed_of_light_us", r.speed_of_light_us).field("fraction_of_speed_of_light", r.fraction_of_light);
   j.field("speed_of_light_bound", r.light_bound);
-  j.field("submissions_left", r.submissions_left).field("seconds_left", r.seconds_left);
+  j.field("infrastructure_failure", r.infrastructure_failure);
+  j.field("submission", r.submission).field("submissions_left", r.submissions_left).field("seconds_left", r.seconds_left);
   write_timing(j, "submission_time", e.submission_time);
   write_timing(j, "baseline_time", e.baseline_time);
   j.key("checks").begin_array();

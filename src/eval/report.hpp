@@ -15,6 +15,8 @@ struct evaluation_report {
   int verdict = 0;          // mkb_verdict
   bool counted = true;      // entered evaluation (consumes a submission)
   bool final = false;
+  // REFUSED by the harness's own failure (a worker, the GPU queue, an interpreter), not the submission's.
+  bool infrastructure_failure = false;
   std::string problem_id;
   std::string dsl;
   std::string source_hash;  // XXH3-128 of the submitted text
@@ -28,15 +30,20 @@ struct evaluation_report {
   std::string detail;             // what happened, for refusals and failures
   std::string worker_output;      // what the GPU worker printed during the evaluation (its last 64 KiB)
   wire::evaluation_result result; // everything the worker measured
-  // Budget after this submission (filled by the protocol layer; 0 outside a task).
-  uint32_t submissions_left = 0;
+  // Filled by the protocol layer before the report is rendered; 0 outside a task.
+  uint32_t submission = 0;       // 1-based number within its task, refused ones included; 0 when final
+  uint32_t submissions_left = 0; // budget after this submission
   double seconds_left = 0;
+  bool in_task = false;          // renders the budget lines
 
   std::string message; // feedback text for the agent
   std::string json;    // every detail
 };
 
-// Fills time, speedup and speed-of-light from `result`, then the message and the JSON.
-void finish_report(evaluation_report &report, const problem &p);
+// Fills time, speedup and speed-of-light from `result` (the evaluator's last step).
+void complete_report(evaluation_report &report, const problem &p);
+// Renders the message and the JSON from the fields, once they are all known: the evaluator's caller
+// renders, after the protocol layer filled in the budget. Every report has the same JSON shape.
+void render_report(evaluation_report &report);
 
 } // namespace mkb

@@ -6,7 +6,6 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "dsl/dsl.hpp"
-#include "mkb.h"
 #include "spec/problem.hpp"
 
 namespace mkb {
@@ -58,25 +57,22 @@ std::string tensor_table(const problem &p) {
 
 } // namespace
 
-std::string skill_for_transfer(const std::string &skill, const std::string &source_dsl) {
-  return fmt::format("> Skill written during an earlier attempt at this problem in {}.\n\n{}", source_dsl, skill);
+std::string skill_section(const std::string &skill) {
+  return fill_template(resource("protocol/skill_transfer.md"), {{"skill", skill}});
 }
 
-std::string render_instruction(const problem &p, const dsl &d, int arm, const budget_limits &budget,
-                               const std::string &source_skill, const std::string &source_dsl) {
+std::string render_instruction(const problem &p, const dsl &d, const budget_limits &budget) {
   std::string invariants;
   for (const std::string &i : p.invariants) invariants += "- " + i + "\n";
   if (invariants.empty()) invariants = "- Nothing beyond the shapes, dtypes and distributions above.\n";
+  // The counting rule is the original benchmark's: only what cannot enter evaluation is free.
   std::string budget_text = fmt::format(
       "- {} minutes of wall clock from when this task was handed out.\n"
-      "- {} submissions that enter evaluation; a submission refused before evaluation (too large, "
-      "unparsable launch plan, infrastructure failure) is explained and not counted.\n"
+      "- {} submissions that enter evaluation. A submission that cannot enter evaluation (too large, a "
+      "launch plan or Python that does not parse, an infrastructure failure) is explained and not counted; "
+      "every other one counts, including one whose code fails to import, trace or compile.\n"
       "- At most {} bytes per submission; at most {} bytes of skill.\n",
       budget.seconds / 60.0, budget.submissions, budget.source_bytes, budget.skill_bytes);
-  bool skill_arm = arm == MKB_ARM_A2B_SKILL || arm == MKB_ARM_B2A_SKILL;
-  std::string skill_section = skill_arm ? fill_template(resource("protocol/instruction_skill_given.md"),
-                                                        {{"source_dsl", source_dsl}, {"source_skill", source_skill}})
-                                        : resource("protocol/instruction_skill_solo.md");
   return fill_template(resource("protocol/instruction.md"), {{"problem", p.id},
                                                               {"dsl_display", d.display_name()},
                                                               {"description", p.description},
@@ -85,8 +81,7 @@ std::string render_instruction(const problem &p, const dsl &d, int arm, const bu
                                                               {"tensors", tensor_table(p)},
                                                               {"invariants", invariants},
                                                               {"dsl_notes", d.notes()},
-                                                              {"budget", budget_text},
-                                                              {"skill_section", skill_section}});
+                                                              {"budget", budget_text}});
 }
 
 } // namespace mkb

@@ -2,6 +2,7 @@
 // (src/protocol/instruction*.md), so that adding a DSL or a problem changes no template.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace mkb {
@@ -16,11 +17,12 @@ struct budget_limits {
   uint32_t skill_bytes = 65536;
 };
 
-// The skill a skill arm receives: a header naming where it comes from, then the text.
-std::string skill_for_transfer(const std::string &skill, const std::string &source_dsl);
+// Every arm's instruction: a skill arm's is this text followed by skill_section() and nothing else, so
+// that the transferred skill is the only difference between arms (as in the original benchmark).
+std::string render_instruction(const problem &p, const dsl &d, const budget_limits &budget);
 
-// `source_skill` is empty for solo arms.
-std::string render_instruction(const problem &p, const dsl &d, int arm, const budget_limits &budget,
-                               const std::string &source_skill, const std::string &source_dsl);
+// The one section a skill arm's instruction adds: the source solo's skill, said to come from an earlier
+// attempt at this problem in a different kernel DSL (which DSL is not said).
+std::string skill_section(const std::string &skill);
 
 } // namespace mkb

@@ -67,6 +67,15 @@ void collect(const uint8_t *buffer, ledger_contents &c) {
     c.started_prints[k] = decode_prints(r.body_as_TrialStarted()->fingerprints());
     break;
   }
+  case records::Body::SessionOpened: {
+    const records::SessionOpened *o = r.body_as_SessionOpened();
+    c.current.clear(); // the latest session's plan is the current one
+    if (o->current())
+      for (const records::PlannedPrints *p : *o->current())
+        c.current[{str(p->problem()), str(p->dsl())}] = decode_prints(p->fingerprints());
+    c.provenance = str(o->provenance());
+    break;
+  }
   case records::Body::TrialFinished: {
     const records::TrialFinished *f = r.body_as_TrialFinished();
     trial_result t;
@@ -81,6 +90,8 @@ void collect(const uint8_t *buffer, ledger_contents &c) {
     t.submissions_used = f->submissions_used();
     t.seconds_used = f->seconds_used();
     t.input_tokens = f->input_tokens();
+    t.cached_input_tokens = f->cached_input_tokens();
+    t.final_kernel = str(f->final_kernel());
     t.output_tokens = f->output_tokens();
     t.cost_usd = f->cost_usd();
     t.final_source_hash = str(f->final_source_hash());
@@ -195,10 +206,15 @@ void ledger::append(const std::vector<uint8_t> &record) {
   if (::fdatasync(fd_) != 0) fail(MKB_ERR_IO, "cannot sync ledger '{}': {}", path_.string(), std::strerror(errno));
 }
 
-void ledger::session_opened(const std::string &dsl_a, const std::string &dsl_b) {
-  flatbuffers::FlatBufferBuilder b;
+void ledger::session_opened(const std::string &dsl_a, const std::string &dsl_b, const planned_prints &current,
+                            const std::string &provenance_json) {
+  flatbuffers::FlatBufferBuilder b(provenance_json.size() + current.size() * 256 + 1024);
+  std::vector<flatbuffers::Offset<records::PlannedPrints>> planned;
+  for (const auto &[where, prints] : current)
+    planned.push_back(records::CreatePlannedPrints(b, b.CreateString(where.first), b.CreateString(where.second),
+                                                   encode_prints(b, prints)));
   auto body = records::CreateSessionOpened(b, b.CreateString(MKB_VERSION_STRING), unix_now(), b.CreateString(dsl_a),
-                                          b.CreateString(dsl_b));
+                                          b.CreateString(dsl_b), b.CreateVector(planned), b.CreateString(provenance_json));
   append(finish(b, records::Body::SessionOpened, body.Union()));
 }
 
@@ -208,20 +224,19 @@ void ledger::trial_started(const trial_key &key, const fingerprints &prints) {
   append(finish(b, records::Body::TrialStarted, body.Union()));
 }
 
-void ledger::submission_made(const trial_key &key, int index, bool counted, int verdict, double time_us,
-                             double baseline_us, double speedup, const std::string &source_hash,
-                             const std::string &source, const std::string &report_json, uint64_t input_tokens,
-                             uint64_t output_tokens, double cost_usd) {
-  flatbuffers::FlatBufferBuilder b(source.size() + report_json.size() + 1024);
-  auto body = records::CreateSubmissionMade(b, encode_trial(b, key), index, counted, verdict, time_us, baseline_us, speedup,
-                                           b.CreateString(source_hash), b.CreateString(source),
-                                           b.CreateString(report_json), input_tokens, output_tokens, cost_usd);
+void ledger::submission_made(const trial_key &key, const evaluation_report &r, const std::string &source,
+                             const usage_totals &usage) {
+  flatbuffers::FlatBufferBuilder b(source.size() + r.json.size() + 1024);
+  auto body = records::CreateSubmissionMade(
+      b, encode_trial(b, key), static_cast<int>(r.submission), r.counted, r.verdict, r.time_us, r.baseline_us, r.speedup,
+      b.CreateString(r.source_hash), b.CreateString(source), b.CreateString(r.json), usage.input_tokens,
+      usage.output_tokens, usage.cost_usd, unix_now(), usage.cached_input_tokens, r.submissions_left, r.seconds_left);
   append(finish(b, records::Body::SubmissionMade, body.Union()));
 }
 
 void ledger::skill_updated(const trial_key &key, const std::string &text) {
   flatbuffers::FlatBufferBuilder b(text.size() + 256);
-  auto body = records::CreateSkillUpdated(b, encode_trial(b, key), b.CreateString(text));
+  auto body = records::CreateSkillUpdated(b, encode_trial(b, key), b.CreateString(text), unix_now());
   append(finish(b, records::Body::SkillUpdated, body.Union()));
 }
 
@@ -231,7 +246,8 @@ void ledger::trial_finished(const trial_result &t) {
       b, encode_trial(b, t.key), encode_prints(b, t.prints), t.verdict, t.time_us, t.baseline_us, t.speedup, t.skipped,
       b.CreateString(t.skill), t.submissions_used, t.seconds_used, t.input_tokens, t.output_tokens, t.cost_usd,
       b.CreateString(t.final_source_hash), b.CreateString(t.final_report_json), b.CreateString(t.ended_by),
-      t.unix_time ? t.unix_time : unix_now(), t.gpu_wait_ms, t.contended);
+      t.unix_time ? t.unix_time : unix_now(), t.gpu_wait_ms, t.contended, t.cached_input_tokens,
+      b.CreateString(t.final_kernel));
   append(finish(b, records::Body::TrialFinished, body.Union()));
   std::lock_guard lock(mutex_);
   loaded_.finished.push_back(t);

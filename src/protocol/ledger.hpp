@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/report.hpp"
 #include "protocol/ledger_frames.hpp"
 #include "protocol/trial.hpp"
 
@@ -24,10 +25,15 @@ struct ledger_gaps {
   bool empty_file = false;                                // zero bytes
 };
 
+// The fingerprints a session planned with, by (problem, DSL).
+using planned_prints = std::map<std::pair<std::string, std::string>, fingerprints>;
+
 struct ledger_contents {
   std::vector<trial_result> finished;           // every TrialFinished, in file order
   std::set<trial_key> started;                  // every TrialStarted
   std::map<trial_key, fingerprints> started_prints;
+  planned_prints current;                       // of the latest SessionOpened: what "stale" is judged by
+  std::string provenance;                       // of the latest SessionOpened (JSON)
   size_t records = 0;                           // intact records read
   ledger_gaps gaps;
 };
@@ -65,11 +71,11 @@ public:
   const ledger_contents &loaded() const { return loaded_; }
   const std::filesystem::path &path() const { return path_; }
 
-  void session_opened(const std::string &dsl_a, const std::string &dsl_b);
+  void session_opened(const std::string &dsl_a, const std::string &dsl_b, const planned_prints &current,
+                      const std::string &provenance_json);
   void trial_started(const trial_key &key, const fingerprints &prints);
-  void submission_made(const trial_key &key, int index, bool counted, int verdict, double time_us, double baseline_us,
-                       double speedup, const std::string &source_hash, const std::string &source,
-                       const std::string &report_json, uint64_t input_tokens, uint64_t output_tokens, double cost_usd);
+  void submission_made(const trial_key &key, const evaluation_report &report, const std::string &source,
+                       const usage_totals &usage);
   void skill_updated(const trial_key &key, const std::string &text);
   void trial_finished(const trial_result &result);
 

@@ -9,27 +9,44 @@
 
 namespace mkb {
 
+const char *plan_state_name(const planned_trial &t) {
+  if (t.state == trial_state::finished) return t.stale ? "stale" : t.result && t.result->skipped ? "skipped" : "done";
+  if (t.stale) return "rerun";
+  return t.interrupted ? "interrupted" : "pending";
+}
+
 four_arm_plan::four_arm_plan(const std::vector<const problem *> &problems, const dsl &a, const dsl &b, int replicates,
                              const std::string &model, const std::vector<fingerprints> &prints_a,
-                             const std::vector<fingerprints> &prints_b) {
+                             const std::vector<fingerprints> &prints_b,
+                             const std::function<bool(const trial_key &)> &selected) {
   for (int r = 0; r < replicates; ++r)
     for (size_t i = 0; i < problems.size(); ++i) {
       const problem &p = *problems[i];
-      int first = static_cast<int>(trials_.size());
       // Arms in mkb_arm order: SOLO_A, SOLO_B, A2B (in B), B2A (in A).
       const dsl *languages[4] = {&a, &b, &b, &a};
+      planned_trial four[4];
+      bool keep[4];
       for (int arm = 0; arm < 4; ++arm) {
-        planned_trial t;
+        planned_trial &t = four[arm];
         t.key = {model, p.id, p.family, languages[arm]->name(), arm, r};
         t.p = &p;
         t.language = languages[arm];
         t.prints = languages[arm] == &a ? prints_a[i] : prints_b[i];
-        trials_.push_back(std::move(t));
+        keep[arm] = !selected || selected(t.key);
       }
-      trials_[first + MKB_ARM_A2B_SKILL].source = first + MKB_ARM_SOLO_A;
-      trials_[first + MKB_ARM_B2A_SKILL].source = first + MKB_ARM_SOLO_B;
-      trials_[first + MKB_ARM_SOLO_A].dependent = first + MKB_ARM_A2B_SKILL;
-      trials_[first + MKB_ARM_SOLO_B].dependent = first + MKB_ARM_B2A_SKILL;
+      keep[MKB_ARM_SOLO_A] |= keep[MKB_ARM_A2B_SKILL]; // a skill arm needs the skill its source writes
+      keep[MKB_ARM_SOLO_B] |= keep[MKB_ARM_B2A_SKILL];
+      int index[4] = {-1, -1, -1, -1};
+      for (int arm = 0; arm < 4; ++arm)
+        if (keep[arm]) {
+          index[arm] = static_cast<int>(trials_.size());
+          trials_.push_back(std::move(four[arm]));
+        }
+      for (auto [skill, solo] : {std::pair{MKB_ARM_A2B_SKILL, MKB_ARM_SOLO_A}, std::pair{MKB_ARM_B2A_SKILL, MKB_ARM_SOLO_B}})
+        if (index[skill] >= 0) {
+          trials_[index[skill]].source = index[solo];
+          trials_[index[solo]].dependent = index[skill];
+        }
     }
   for (int i = 0; i < static_cast<int>(trials_.size()); ++i)
     if (trials_[i].source < 0) make_ready(i);
@@ -48,7 +65,8 @@ std::vector<std::string> four_arm_plan::restore(const ledger_contents &ledger, b
   for (planned_trial &t : trials_) {
     auto it = latest.find(t.key);
     if (it == latest.end()) {
-      if (ledger.started.count(t.key)) ++*interrupted;
+      t.interrupted = ledger.started.count(t.key) > 0;
+      if (t.interrupted) ++*interrupted;
       continue;
     }
     t.stale = !(it->second->prints == t.prints);
@@ -57,12 +75,20 @@ std::vector<std::string> four_arm_plan::restore(const ledger_contents &ledger, b
     t.result = *it->second;
     t.state = trial_state::finished;
   }
-  // A skill arm is only as current as its source: when the source runs again, so does the arm.
-  for (planned_trial &t : trials_)
-    if (t.source >= 0 && t.state == trial_state::finished && trials_[t.source].state != trial_state::finished) {
+  // A skill arm is only as current as its source: a stale source makes it stale, and when the source
+  // runs again, so does the arm.
+  for (planned_trial &t : trials_) {
+    if (t.source < 0 || !t.result) continue;
+    const planned_trial &source = trials_[t.source];
+    if (source.stale && !t.stale) {
+      t.stale = true;
+      stale.push_back(t.key.id());
+    }
+    if (t.state == trial_state::finished && source.state != trial_state::finished) {
       t.state = trial_state::waiting;
       t.result.reset();
     }
+  }
   ready_.clear();
   for (int i = 0; i < static_cast<int>(trials_.size()); ++i) {
     planned_trial &t = trials_[i];

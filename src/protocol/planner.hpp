@@ -1,9 +1,11 @@
 // The four-arm plan of a session: for every problem and replicate, SOLO_A, SOLO_B, A2B_SKILL and
-// B2A_SKILL. Solos are ready at once; a skill arm becomes ready when its source solo ends. The plan
-// resumes from a ledger: finished trials are kept, interrupted ones planned again.
+// B2A_SKILL, or the part of them a selection keeps (a kept skill arm keeps its source solo). Solos are
+// ready at once; a skill arm becomes ready when its source solo ends. The plan resumes from a ledger:
+// finished trials are kept, interrupted ones planned again, stale ones kept or planned again.
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,16 +30,23 @@ struct planned_trial {
   int dependent = -1; // solos: the skill arm that waits for them
   std::optional<trial_result> result;
   bool stale = false; // finished under other fingerprints (kept unless rerun_stale)
+  bool interrupted = false; // started in the ledger, never finished
 };
+
+// What a dry run says of a trial: "done", "skipped", "stale", "rerun" (stale, planned again),
+// "interrupted" (planned again) or "pending".
+const char *plan_state_name(const planned_trial &t);
 
 class four_arm_plan {
 public:
+  // `selected` keeps a trial (nullptr: all); a kept skill arm keeps its source solo.
   four_arm_plan(const std::vector<const problem *> &problems, const dsl &a, const dsl &b, int replicates,
                 const std::string &model, const std::vector<fingerprints> &prints_a,
-                const std::vector<fingerprints> &prints_b);
+                const std::vector<fingerprints> &prints_b, const std::function<bool(const trial_key &)> &selected = nullptr);
 
   // Takes finished trials from a ledger. Returns the ids of stale trials (kept, or planned again with
-  // rerun_stale) and the count of interrupted ones (started, never finished: planned again).
+  // rerun_stale) and the count of interrupted ones (started, never finished: planned again). A skill
+  // arm whose source is planned again is stale too: it would receive another skill.
   std::vector<std::string> restore(const ledger_contents &ledger, bool rerun_stale, int *interrupted);
 
   // The next ready trial, now handed out; nullopt when none is ready.

@@ -67,6 +67,14 @@ std::vector<direction_score> compute_scores(const std::vector<trial_result> &res
 std::string scores_json(const std::vector<direction_score> &scores, const score_settings &settings = {});
 std::string scores_table(const std::vector<direction_score> &scores);
 
+// Leaves stale results out unless with_stale.
+inline std::string score_results(const std::vector<trial_result> &results, bool table, bool with_stale) {
+  std::vector<trial_result> kept;
+  for (const trial_result &r : results)
+    if (with_stale || !r.stale) kept.push_back(r);
+  return table ? scores_table(compute_scores(kept)) : scores_json(compute_scores(kept));
+}
+
 inline std::string score_json(const std::vector<trial_result> &results) { return scores_json(compute_scores(results)); }
 inline std::string score_table(const std::vector<trial_result> &results) { return scores_table(compute_scores(results)); }
 

@@ -2,25 +2,25 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "core/build_info.hpp"
 #include "core/error.hpp"
-#include "core/hash.hpp"
+#include "core/json_writer.hpp"
 #include "core/text.hpp"
 #include "dsl/dsl.hpp"
 #include "protocol/instruction.hpp"
+#include "protocol/plan_setup.hpp"
 #include "protocol/scoring.hpp"
+#include "protocol/staleness.hpp"
 
 namespace mkb {
 
-namespace {
-
-// Changes whenever the rules an attempt is graded by change.
-constexpr const char *contract_version = "mkb-contract-1";
-
-} // namespace
-
 session::session(session_config config) : config_(std::move(config)), suite_(suite::load(config_.suite_path)) {
-  resolve_dsls();
-  std::vector<const problem *> selected = select_problems();
+  std::tie(dsl_a_, dsl_b_) = resolve_dsl_pair(config_);
+  std::vector<const problem *> selected = suite_.select(config_.problem_patterns, config_.families);
 
   std::string worker = find_worker_executable(config_.worker_path);
   compile_only_ = config_.compile_only;
@@ -46,17 +46,13 @@ session::session(session_config config) : config_(std::move(config)), suite_(sui
   settings.frontends.sandbox = config_.sandbox;
   evaluator_ = std::make_unique<evaluator>(*workers_, settings);
 
-  std::vector<fingerprints> prints_a, prints_b;
-  for (const problem *p : selected) {
-    prints_a.push_back(prints_for(*p, *dsl_a_));
-    prints_b.push_back(prints_for(*p, *dsl_b_));
-  }
-  plan_ = std::make_unique<four_arm_plan>(selected, *dsl_a_, *dsl_b_, static_cast<int>(config_.replicates), config_.model,
-                                          prints_a, prints_b);
+  session_plan planned = make_session_plan(config_, selected, *dsl_a_, *dsl_b_, evaluator_->settings());
+  plan_ = std::move(planned.plan);
+  current_prints_ = std::move(planned.current);
   if (config_.ledger_path) {
     ledger_ = ledger::open(*config_.ledger_path);
     stale_ = plan_->restore(ledger_->loaded(), config_.rerun_stale, &interrupted_);
-    ledger_->session_opened(dsl_a_->name(), dsl_b_->name());
+    ledger_->session_opened(dsl_a_->name(), dsl_b_->name(), current_prints_, provenance_json());
   }
   {
     std::lock_guard lock(mutex_);
@@ -84,41 +80,47 @@ session::~session() {
   if (workers_) workers_->stop_all();
 }
 
-void session::resolve_dsls() {
-  // The default pair is the original benchmark's.
-  std::string a = config_.dsl_a, b = config_.dsl_b;
-  if (a.empty() && b.empty()) {
-    bool original = find_dsl("cute-dsl") && find_dsl("tirx");
-    a = original ? "cute-dsl" : "cuda";
-    b = original ? "tirx" : "cuda";
-  } else if (a.empty() || b.empty()) {
-    fail(MKB_ERR_CONFIG, "dsl_a and dsl_b: give both or neither (got \"{}\" and \"{}\")", a, b);
+std::string session::provenance_json() const {
+  json_writer j;
+  j.begin_object().field("library_version", MKB_VERSION_STRING).field("git_revision", build_git_revision());
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  j.field("host", host).field("model", config_.model).field("compile_only", compile_only_);
+  j.key("dsls").begin_array();
+  for (const dsl *d : {dsl_a_, dsl_b_}) {
+    std::string found;
+    frontend_environment env = evaluator_->settings().frontends;
+    bool usable = d->usable(env, &found);
+    j.begin_object().field("name", d->name()).field("usable", usable).field("toolchain", found).end_object();
   }
-  dsl_a_ = find_dsl(a);
-  dsl_b_ = find_dsl(b);
-  for (const auto &[field, name, d] : {std::tuple{"dsl_a", a, dsl_a_}, std::tuple{"dsl_b", b, dsl_b_}})
-    if (!d) fail(MKB_ERR_NOT_FOUND, "{}: DSL '{}' is not registered in this build", field, name);
-}
-
-std::vector<const problem *> session::select_problems() const {
-  return suite_.select(config_.problem_patterns, config_.families);
-}
-
-fingerprints session::prints_for(const problem &p, const dsl &d) const {
-  fingerprints f;
-  f.problem = hasher128().add(p.spec_text).add(p.reference).add(p.baseline_source).add(p.anchor_source).add(p.generators_source)
-                  .digest().hex();
-  f.dsl = hasher128().add(d.name()).add(d.notes()).digest().hex();
+  j.end_array();
+  j.key("gpus").begin_array();
+  if (!compile_only_) {
+    worker_status status = worker_client(find_worker_executable(config_.worker_path), 0).ping();
+    for (const wire::device_info &d : status.devices) {
+      if (std::find(gpus_.begin(), gpus_.end(), d.ordinal) == gpus_.end()) continue;
+      j.begin_object().field("ordinal", d.ordinal).field("name", d.name).field("uuid", d.uuid);
+      j.field("compute_capability", fmt::format("{}.{}", d.major, d.minor)).field("sm_clock_mhz", d.sm_clock_khz / 1000);
+      j.field("memory_clock_mhz", d.memory_clock_khz / 1000).field("driver_version", status.driver_version);
+      j.field("nvrtc_version", status.nvrtc_version).end_object();
+    }
+  }
+  j.end_array();
   const evaluation_settings &e = evaluator_->settings();
-  f.contract = hasher128()
-                   .add(contract_version)
-                   .add(fmt::format("{} {} {} {}", config_.budget_seconds, config_.budget_submissions,
-                                    config_.budget_source_bytes, config_.skill_max_bytes))
-                   .add(fmt::format("{} {} {} {} {}", e.correctness_draws, e.warmup_draws, e.timed_draws,
-                                    e.max_timed_draws, e.reverify_draws))
-                   .digest()
-                   .hex();
-  return f;
+  j.key("contract").begin_object().field("budget_seconds", config_.budget_seconds);
+  j.field("budget_submissions", config_.budget_submissions).field("budget_source_bytes", config_.budget_source_bytes);
+  j.field("skill_max_bytes", config_.skill_max_bytes).field("correctness_draws", e.correctness_draws);
+  j.field("warmup_draws", e.warmup_draws).field("timed_draws", e.timed_draws).field("max_timed_draws", e.max_timed_draws);
+  j.field("reverify_draws", e.reverify_draws).end_object();
+  j.key("selection").begin_object().field("suite", suite_.origin()).field("replicates", config_.replicates);
+  for (const auto &[name, list] : {std::pair{"problems", &config_.problem_patterns}, std::pair{"families", &config_.families},
+                                   std::pair{"trials", &config_.trial_patterns}, std::pair{"directions", &config_.directions}}) {
+    j.key(name).begin_array();
+    for (const std::string &item : *list) j.value(item);
+    j.end_array();
+  }
+  j.end_object().end_object();
+  return j.take();
 }
 
 void session::skip_if_no_skill(int skill_arm) {
@@ -145,15 +147,14 @@ std::vector<std::shared_ptr<task>> session::next_tasks(std::chrono::milliseconds
       if (!index) break;
       planned_trial &t = plan_->trials()[*index];
       if (ledger_) ledger_->trial_started(t.key, t.prints);
-      std::string source_skill, source_dsl;
-      if (t.source >= 0) {
-        const planned_trial &source = plan_->trials()[t.source];
-        source_dsl = source.language->display_name();
-        source_skill = skill_for_transfer(source.result->skill, source_dsl);
-      }
       budget_limits budget{config_.budget_seconds, config_.budget_submissions, config_.budget_source_bytes,
                            config_.skill_max_bytes};
-      std::string instruction = render_instruction(*t.p, *t.language, t.key.arm, budget, source_skill, source_dsl);
+      // A skill arm is told exactly what its solo is told, plus the skill: nothing else differs.
+      std::string instruction = render_instruction(*t.p, *t.language, budget), source_skill;
+      if (t.source >= 0) {
+        source_skill = skill_section(plan_->trials()[t.source].result->skill);
+        instruction += source_skill;
+      }
       auto handed = std::make_shared<task>(*this, *index, t.key, t.prints, *t.p, *t.language, budget,
                                            std::move(instruction), std::move(source_skill));
       live_.push_back(handed);
@@ -186,14 +187,12 @@ evaluation_report session::evaluate_outside_tasks(const std::string &problem_id,
 }
 
 evaluation_report session::evaluate_for_task(const problem &p, const dsl &d, std::string_view source) {
-  return evaluator_->evaluate(p, d, source);
+  return evaluator_->run(p, d, source);
 }
 
-void session::record_submission(const trial_key &key, int index, const evaluation_report &r, const std::string &source,
+void session::record_submission(const trial_key &key, const evaluation_report &r, const std::string &source,
                                 const usage_totals &usage) {
-  if (ledger_)
-    ledger_->submission_made(key, index, r.counted, r.verdict, r.time_us, r.baseline_us, r.speedup, r.source_hash, source,
-                             r.json, usage.input_tokens, usage.output_tokens, usage.cost_usd);
+  if (ledger_) ledger_->submission_made(key, r, source, usage);
 }
 
 void session::record_skill(const trial_key &key, const std::string &text) {
@@ -207,16 +206,17 @@ void session::trial_ended(int trial_index, const trial_result &result) {
   changed_.notify_all();
 }
 
-std::string session::score(bool table) {
+std::string session::score(bool table, bool with_stale) {
   std::vector<trial_result> results;
   if (ledger_) {
-    results = ledger::read(ledger_->path()).finished;
+    ledger_contents contents = ledger::read(ledger_->path());
+    results = latest_with_staleness(contents.finished, contents.current);
   } else {
     std::lock_guard lock(mutex_);
     for (const planned_trial &t : plan_->trials())
       if (t.result) results.push_back(*t.result);
   }
-  return table ? score_table(results) : score_json(results);
+  return score_results(results, table, with_stale);
 }
 
 void session::watch_deadlines() {

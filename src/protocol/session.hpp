@@ -44,22 +44,21 @@ public:
   // The same, then the problem's audit when the submission passed (mkb suite validate).
   evaluation_report audit(const std::string &problem_id, const std::string &dsl_name, std::string_view source);
 
-  // Scores of every finished trial of the ledger (all models in it), or of this session without one.
-  std::string score(bool table);
+  // Scores of every finished trial of the ledger (all models in it), or of this session without one;
+  // stale trials left out unless with_stale.
+  std::string score(bool table, bool with_stale);
 
   // task_host
   evaluation_report evaluate_for_task(const problem &p, const dsl &d, std::string_view source) override;
-  void record_submission(const trial_key &key, int index, const evaluation_report &report, const std::string &source,
+  void record_submission(const trial_key &key, const evaluation_report &report, const std::string &source,
                          const usage_totals &usage) override;
   void record_skill(const trial_key &key, const std::string &text) override;
   void trial_ended(int trial_index, const trial_result &result) override;
 
 private:
-  void resolve_dsls();
-  std::vector<const problem *> select_problems() const;
   evaluation_report evaluate_outside_tasks(const std::string &problem_id, const std::string &dsl_name,
                                            std::string_view source, bool audit);
-  fingerprints prints_for(const problem &p, const dsl &d) const;
+  std::string provenance_json() const;
   void skip_if_no_skill(int skill_arm); // with mutex_ held
   void watch_deadlines();
 
@@ -72,6 +71,7 @@ private:
   std::unique_ptr<evaluator> evaluator_;
   std::unique_ptr<ledger> ledger_;
   std::unique_ptr<four_arm_plan> plan_;
+  planned_prints current_prints_;
   std::vector<std::string> stale_;
   int interrupted_ = 0;
 

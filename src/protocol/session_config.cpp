@@ -100,6 +100,13 @@ session_config config_from_options(const mkb_open_options *options) {
   else if (auto env = environment("MKB_PYTHON")) c.python = *env;
   if (size >= MKB_FIELD_END(gpu_lock_dir) && options->gpu_lock_dir)
     c.gpu_lock_dir = checked_lock_dir(options->gpu_lock_dir, "gpu_lock_dir");
+  if (size >= MKB_FIELD_END(trials) && options->trials) c.trial_patterns = selection("trials", options->trials);
+  if (size >= MKB_FIELD_END(directions) && options->directions) {
+    c.directions = selection("directions", options->directions);
+    for (const std::string &d : c.directions)
+      if (d != "a_to_b" && d != "b_to_a")
+        fail(MKB_ERR_CONFIG, "directions: expected \"a_to_b\" or \"b_to_a\", got \"{}\"", d);
+  }
   return c;
 }
 

@@ -16,6 +16,8 @@ struct session_config {
   std::string dsl_a, dsl_b; // empty: the default pair
   std::vector<std::string> problem_patterns;
   std::vector<std::string> families;
+  std::vector<std::string> trial_patterns; // globs over trial ids; empty: every trial
+  std::vector<std::string> directions;     // "a_to_b", "b_to_a"; empty: both
   uint32_t replicates = 1;
   uint32_t budget_seconds = 2400;
   uint32_t budget_submissions = 10;

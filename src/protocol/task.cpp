@@ -50,46 +50,46 @@ void task::pause_clock(double gpu_wait_ms) {
   deadline_ += std::chrono::duration_cast<clock::duration>(std::chrono::duration<double, std::milli>(gpu_wait_ms)).count();
 }
 
-void task::fill_budget(evaluation_report &r) const {
+void task::render_in_task(evaluation_report &r) const {
+  r.in_task = true;
   r.submissions_left = submissions_left();
-  r.seconds_left = seconds_left();
-  r.message += fmt::format("Budget: {} of {} submissions left, {:.0f} s left.\n", r.submissions_left,
-                           budget_.submissions, r.seconds_left);
-  // The JSON ends with '}': insert the budget before it rather than render everything again.
-  r.json.insert(r.json.size() - 1, fmt::format(",\"budget_after\":{{\"submissions_left\":{},\"seconds_left\":{:.3f}}}",
-                                               r.submissions_left, r.seconds_left));
+  r.seconds_left = ended_ ? 0 : seconds_left();
+  render_report(r);
 }
 
-evaluation_report task::submit(std::string_view source) {
-  std::lock_guard lock(mutex_);
+void task::check_open_locked() {
   if (detached_) fail(MKB_ERR_STATE, "the session of task {} is closed", key_.id());
   if (ended_) fail(MKB_ERR_STATE, "task {} has ended; mkb_finalize returns its record", key_.id());
   if (clock::now() >= deadline()) {
     end_locked("deadline");
-    fail(MKB_ERR_BUDGET, "the {} s wall-clock budget of task {} is spent; the attempt has ended and its latest kernel "
+    fail(MKB_ERR_BUDGET, "the {} s wall-clock budget of task {} is spent; the attempt has ended and its final kernel "
                          "was evaluated: mkb_finalize returns the record",
          budget_.seconds, key_.id());
   }
+}
+
+evaluation_report task::submit(std::string_view source) {
+  std::lock_guard lock(mutex_);
+  check_open_locked();
   if (submissions_left() == 0)
     fail(MKB_ERR_BUDGET, "all {} submissions of task {} are spent; call mkb_finalize", budget_.submissions, key_.id());
   evaluation_report r = host_->evaluate_for_task(problem_, dsl_, source);
   pause_clock(r.result.gpu_wait_ms);
-  ++submissions_;
+  r.submission = static_cast<uint32_t>(++submissions_);
   if (r.counted) {
     ++counted_;
-    latest_source_.assign(source);
+    latest_counted_ = r.submission;
+    counted_sources_[r.submission].assign(source);
   }
-  host_->record_submission(key_, submissions_, r, std::string(source), usage_);
-  fill_budget(r);
+  render_in_task(r);
   if (clock::now() >= deadline())
     r.message += "The wall-clock budget ran out during this evaluation: the attempt ends now.\n";
+  host_->record_submission(key_, r, std::string(source), usage_);
   return r;
 }
 
 void task::submit_skill(std::string_view text) {
   std::lock_guard lock(mutex_);
-  if (key_.arm != MKB_ARM_SOLO_A && key_.arm != MKB_ARM_SOLO_B)
-    fail(MKB_ERR_STATE, "task {} is a skill arm; only solo attempts write skills", key_.id());
   if (detached_) fail(MKB_ERR_STATE, "the session of task {} is closed", key_.id());
   if (ended_) fail(MKB_ERR_STATE, "task {} has ended; its skill is frozen", key_.id());
   if (text.size() > budget_.skill_bytes)
@@ -99,20 +99,48 @@ void task::submit_skill(std::string_view text) {
   host_->record_skill(key_, skill_);
 }
 
-void task::add_usage(uint64_t input_tokens, uint64_t output_tokens, double cost_usd) {
-  if (!std::isfinite(cost_usd) || cost_usd < 0) fail(MKB_ERR_INVALID_ARGUMENT, "cost_usd must be finite and >= 0");
+void task::add_usage(const usage_totals &more) {
+  if (!std::isfinite(more.cost_usd) || more.cost_usd < 0) fail(MKB_ERR_INVALID_ARGUMENT, "cost_usd must be finite and >= 0");
+  if (more.cached_input_tokens > more.input_tokens)
+    fail(MKB_ERR_INVALID_ARGUMENT, "cached_input_tokens ({}) is part of input_tokens ({}) and cannot exceed it; nothing was added",
+         more.cached_input_tokens, more.input_tokens);
   std::lock_guard lock(mutex_);
   if (ended_ || detached_) fail(MKB_ERR_STATE, "task {} has ended", key_.id());
   // All or nothing: a sum that wraps would record a small usage for a large one.
   usage_totals sum = usage_;
-  if (__builtin_add_overflow(sum.input_tokens, input_tokens, &sum.input_tokens) ||
-      __builtin_add_overflow(sum.output_tokens, output_tokens, &sum.output_tokens))
+  if (__builtin_add_overflow(sum.input_tokens, more.input_tokens, &sum.input_tokens) ||
+      __builtin_add_overflow(sum.cached_input_tokens, more.cached_input_tokens, &sum.cached_input_tokens) ||
+      __builtin_add_overflow(sum.output_tokens, more.output_tokens, &sum.output_tokens))
     fail(MKB_ERR_INVALID_ARGUMENT, "the token counts of task {} would pass 2^64 - 1 ({} + {} input, {} + {} output); "
-                                   "nothing was added", key_.id(), usage_.input_tokens, input_tokens, usage_.output_tokens, output_tokens);
-  sum.cost_usd += cost_usd;
+                                   "nothing was added", key_.id(), usage_.input_tokens, more.input_tokens, usage_.output_tokens,
+         more.output_tokens);
+  sum.cost_usd += more.cost_usd;
   if (!std::isfinite(sum.cost_usd))
     fail(MKB_ERR_INVALID_ARGUMENT, "the cost of task {} would no longer be finite; nothing was added", key_.id());
   usage_ = sum;
+}
+
+void task::set_final(std::string_view source) {
+  std::lock_guard lock(mutex_);
+  check_open_locked();
+  if (source.size() > budget_.source_bytes)
+    fail(MKB_ERR_CONFIG, "the final kernel is {} bytes; the limit is {} (the previous choice is kept)", source.size(),
+         budget_.source_bytes);
+  chosen_source_.emplace(source);
+  chosen_submission_ = 0;
+}
+
+void task::set_final_submission(uint32_t submission) {
+  std::lock_guard lock(mutex_);
+  check_open_locked();
+  auto it = counted_sources_.find(submission);
+  if (it == counted_sources_.end() && submission >= 1 && submission <= static_cast<uint32_t>(submissions_))
+    fail(MKB_ERR_NOT_FOUND, "submission {} of task {} did not enter evaluation; only such a kernel can be named final",
+         submission, key_.id());
+  if (it == counted_sources_.end())
+    fail(MKB_ERR_NOT_FOUND, "task {} has no submission {} (it has made {})", key_.id(), submission, submissions_);
+  chosen_source_.reset();
+  chosen_submission_ = submission;
 }
 
 void task::end_locked(const std::string &ended_by) {
@@ -120,48 +148,48 @@ void task::end_locked(const std::string &ended_by) {
   trial_result t;
   t.key = key_;
   t.prints = prints_;
-  if (!latest_source_.empty()) {
-    evaluation_report r = host_->evaluate_for_task(problem_, dsl_, latest_source_);
+  // The final kernel: the one the agent named, else its latest kernel that entered evaluation.
+  const std::string *final_source = nullptr;
+  if (chosen_source_) {
+    final_source = &*chosen_source_;
+    t.final_kernel = "named source";
+  } else if (uint32_t n = chosen_submission_ ? chosen_submission_ : latest_counted_) {
+    final_source = &counted_sources_.at(n);
+    t.final_kernel = chosen_submission_ ? fmt::format("submission {}", n) : "latest submission";
+  }
+  evaluation_report r;
+  if (final_source) {
+    r = host_->evaluate_for_task(problem_, dsl_, *final_source);
     // The harness failed, not the kernel: the attempt stays open so that finalizing can be retried.
-    if (r.verdict == MKB_VERDICT_REFUSED)
+    if (r.verdict == MKB_VERDICT_REFUSED && r.infrastructure_failure)
       fail(MKB_ERR_WORKER, "the final evaluation of task {} could not run: {}", key_.id(), r.detail);
-    r.final = true;
-    r.counted = false;
-    finish_report(r, problem_); // rendered again, so that its JSON and message say final and not counted
-    t.verdict = r.verdict;
     t.time_us = r.time_us;
     t.baseline_us = r.baseline_us;
     t.speedup = r.speedup;
     t.final_source_hash = r.source_hash;
-    t.final_report_json = r.json;
-    final_ = std::move(r);
   } else {
-    evaluation_report r;
     r.verdict = MKB_VERDICT_NO_KERNEL;
-    r.final = true;
-    r.counted = false;
     r.problem_id = key_.problem;
     r.dsl = key_.dsl;
-    r.detail = "no kernel entered evaluation during the attempt";
-    r.message = "NO_KERNEL: " + r.detail + "; the attempt counts as failed.\n";
-    json_writer j;
-    j.begin_object().field("verdict", verdict_name(r.verdict)).field("counted", r.counted).field("final", r.final);
-    j.field("problem", r.problem_id).field("dsl", r.dsl).field("detail", r.detail).end_object();
-    r.json = j.take();
-    t.verdict = r.verdict;
-    final_ = std::move(r);
+    r.detail = "no kernel entered evaluation during the attempt, and none was named final; the attempt counts as failed";
   }
+  r.final = true;
+  r.counted = false;
+  t.verdict = r.verdict;
   t.skill = skill_;
   t.submissions_used = counted_;
   t.seconds_used = std::chrono::duration<double>(clock::now() - started_).count() - gpu_wait_ms_ / 1000;
   t.gpu_wait_ms = gpu_wait_ms_;
-  t.contended = final_->result.contention.contended;
+  t.contended = r.result.contention.contended;
   t.input_tokens = usage_.input_tokens;
+  t.cached_input_tokens = usage_.cached_input_tokens;
   t.output_tokens = usage_.output_tokens;
   t.cost_usd = usage_.cost_usd;
   t.ended_by = ended_by;
   ended_ = true;
-  fill_budget(*final_);
+  render_in_task(r);
+  t.final_report_json = r.json;
+  final_ = std::move(r);
   host_->trial_ended(trial_index_, t);
 }
 

@@ -1,10 +1,11 @@
 // One attempt handed to an agent: budgets enforced here (wall clock, submissions that entered
-// evaluation, source size), the skill of a solo kept up to date, and the final evaluation that is the
-// attempt's record. Calls on one task are serialized by its own lock.
+// evaluation, source size), the skill kept up to date, the kernel the agent names as final, and the
+// final evaluation that is the attempt's record. Calls on one task are serialized by its own lock.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -18,18 +19,14 @@ namespace mkb {
 struct problem;
 class dsl;
 
-struct usage_totals {
-  uint64_t input_tokens = 0, cached_input_tokens = 0, output_tokens = 0; // input includes cached
-  double cost_usd = 0;
-};
-
 // What a task needs from its session.
 class task_host {
 public:
   virtual ~task_host() = default;
+  // Unrendered (evaluator::run): the task adds its budget, then renders.
   virtual evaluation_report evaluate_for_task(const problem &p, const dsl &d, std::string_view source) = 0;
-  virtual void record_submission(const trial_key &key, int index, const evaluation_report &report,
-                                 const std::string &source, const usage_totals &usage) = 0;
+  virtual void record_submission(const trial_key &key, const evaluation_report &report, const std::string &source,
+                                 const usage_totals &usage) = 0;
   virtual void record_skill(const trial_key &key, const std::string &text) = 0;
   virtual void trial_ended(int trial_index, const trial_result &result) = 0;
 };
@@ -44,7 +41,10 @@ public:
   // Each throws mkb::error with the C API's status (docs in mkb.h).
   evaluation_report submit(std::string_view source);
   void submit_skill(std::string_view text);
-  void add_usage(uint64_t input_tokens, uint64_t output_tokens, double cost_usd);
+  void add_usage(const usage_totals &more);
+  // The kernel the final evaluation grades: a source, or a submission that entered evaluation.
+  void set_final(std::string_view source);
+  void set_final_submission(uint32_t submission);
   // Ends the attempt if it is still open (final evaluation of the latest kernel), then hands out the
   // final report the first time only (MKB_ERR_STATE after).
   evaluation_report finalize(const std::string &ended_by);
@@ -65,8 +65,9 @@ public:
 
 private:
   void end_locked(const std::string &ended_by);
+  void check_open_locked(); // throws unless the attempt can still act; ends it when its time is up
   void pause_clock(double gpu_wait_ms);
-  void fill_budget(evaluation_report &r) const;
+  void render_in_task(evaluation_report &r) const;
   uint32_t submissions_left() const;
   double seconds_left() const;
 
@@ -87,7 +88,10 @@ private:
 
   int submissions_ = 0;          // every submission, refused ones included
   int counted_ = 0;              // submissions that entered evaluation
-  std::string latest_source_;    // the latest kernel that entered evaluation
+  std::map<uint32_t, std::string> counted_sources_; // by submission number: what set_final_submission names
+  uint32_t latest_counted_ = 0;  // the latest submission that entered evaluation (0: none)
+  std::optional<std::string> chosen_source_; // set_final: graded instead of the latest submission
+  uint32_t chosen_submission_ = 0;           // set_final_submission
   std::string skill_;
   usage_totals usage_;
   bool ended_ = false, detached_ = false, final_handed_out_ = false;

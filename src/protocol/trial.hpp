@@ -29,6 +29,12 @@ struct fingerprints {
   bool operator==(const fingerprints &) const = default;
 };
 
+// Agent-reported usage of one attempt, as mkb_task_add_usage_v2 sums it.
+struct usage_totals {
+  uint64_t input_tokens = 0, cached_input_tokens = 0, output_tokens = 0; // input includes cached
+  double cost_usd = 0;
+};
+
 struct trial_result {
   trial_key key;
   fingerprints prints;
@@ -43,6 +49,7 @@ struct trial_result {
   uint64_t input_tokens = 0, cached_input_tokens = 0, output_tokens = 0; // input includes cached
   double cost_usd = 0;
   std::string final_source_hash;
+  std::string final_kernel; // which kernel was graded: "latest submission", "submission <n>", "named source"
   std::string final_report_json;
   std::string ended_by;
   double unix_time = 0;

@@ -200,20 +200,21 @@ TEST(CApi, TheFourArmProtocol) {
       ASSERT_EQ(mkb_submit_attempt(t, nested.data(), nested.size(), &r), MKB_OK) << mkb_task_errmsg(t);
       EXPECT_EQ(mkb_report_verdict(r), MKB_VERDICT_REFUSED);
       EXPECT_EQ(mkb_report_submissions_left(r), 10u) << "a refused submission is not counted";
+      EXPECT_EQ(mkb_report_submission(r), 1u);
       mkb_report_free(r);
       ASSERT_EQ(mkb_submit_attempt(t, source.data(), source.size(), &r), MKB_OK) << mkb_task_errmsg(t);
       EXPECT_EQ(mkb_report_verdict(r), MKB_VERDICT_PASSED);
       EXPECT_EQ(mkb_report_submissions_left(r), 9u);
+      EXPECT_EQ(mkb_report_submission(r), 2u);
       mkb_report_free(r);
+      EXPECT_EQ(mkb_task_set_final_submission(t, 1), MKB_ERR_NOT_FOUND) << "it never entered evaluation";
+      EXPECT_EQ(mkb_task_set_final_submission(t, 2), MKB_OK) << mkb_task_errmsg(t);
+      EXPECT_EQ(mkb_task_set_final(t, nullptr, 3), MKB_ERR_INVALID_ARGUMENT);
       const char *skill = "tie-break on the lower index";
-      if (arm >= MKB_ARM_A2B_SKILL) {
-        EXPECT_EQ(mkb_submit_skill(t, skill, std::strlen(skill)), MKB_ERR_STATE);
-        EXPECT_NE(std::string(mkb_task_errmsg(t)).find("skill arm"), std::string::npos);
-      } else {
-        EXPECT_EQ(mkb_submit_skill(t, skill, std::strlen(skill)), MKB_OK);
-      }
+      EXPECT_EQ(mkb_submit_skill(t, skill, std::strlen(skill)), MKB_OK) << "every arm keeps a skill";
       EXPECT_EQ(mkb_task_add_usage(t, 10, 5, -1.0), MKB_ERR_INVALID_ARGUMENT);
-      EXPECT_EQ(mkb_task_add_usage(t, 10, 5, 0.01), MKB_OK);
+      EXPECT_EQ(mkb_task_add_usage_v2(t, 10, 11, 5, 0.0), MKB_ERR_INVALID_ARGUMENT) << "cached is part of input";
+      EXPECT_EQ(mkb_task_add_usage_v2(t, 10, 4, 5, 0.01), MKB_OK);
       EXPECT_STREQ(mkb_task_errmsg(t), "");
       EXPECT_EQ(mkb_task_add_usage(t, UINT64_MAX, 0, 0), MKB_ERR_INVALID_ARGUMENT) << "10 + 2^64 - 1 tokens";
       EXPECT_NE(std::string(mkb_task_errmsg(t)).find("2^64"), std::string::npos) << mkb_task_errmsg(t);
@@ -238,7 +239,21 @@ TEST(CApi, TheFourArmProtocol) {
   EXPECT_NE(std::string(table).find("model c-api-test"), std::string::npos) << table;
   mkb_free(table);
   EXPECT_EQ(mkb_score(s, 7, &table), MKB_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(mkb_score(s, MKB_SCORE_JSON | MKB_SCORE_WITH_STALE, &table), MKB_OK) << mkb_session_errmsg(s);
+  mkb_free(table);
   mkb_close(s);
+
+  // A dry run of the same configuration, from the ledger alone: every trial is done.
+  char *plan = nullptr, *plan_error = nullptr;
+  ASSERT_EQ(mkb_plan(&o, MKB_PLAN_JSON, &plan, &plan_error), MKB_OK) << (plan_error ? plan_error : "");
+  EXPECT_NE(std::string(plan).find("\"to_run\":0,\"counts\":{\"done\":4}"), std::string::npos) << plan;
+  mkb_free(plan);
+  o.trials = "nothing/*";
+  ASSERT_EQ(mkb_plan(&o, MKB_PLAN_TABLE, &plan, &plan_error), MKB_ERR_CONFIG);
+  ASSERT_NE(plan_error, nullptr);
+  EXPECT_NE(std::string(plan_error).find("nothing/*"), std::string::npos) << plan_error;
+  mkb_free(plan_error);
+  EXPECT_EQ(mkb_plan(&o, 9, &plan, nullptr), MKB_ERR_INVALID_ARGUMENT);
 
   const char *paths[] = {ledger.c_str()};
   char *json = nullptr, *error = nullptr;

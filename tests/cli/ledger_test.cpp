@@ -126,7 +126,7 @@ TEST(LedgerCli, DumpEscapesBytesThatAreNotUtf8AndCarriesOnPastARecordItCannotPri
   b.Finish(record.Finish());
   write_file_atomic(path, read_file(path) +
                               ledger_frames::frame({reinterpret_cast<const char *>(b.GetBufferPointer()), b.GetSize()}));
-  { ledger::open(path)->session_opened("cuda", "cuda"); }
+  { ledger::open(path)->session_opened("cuda", "cuda", {}, "{}"); }
 
   outcome dump = run_mkb(dir, {"ledger", "dump", path});
   EXPECT_EQ(dump.exit_code, 1);

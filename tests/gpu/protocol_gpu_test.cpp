@@ -50,7 +50,7 @@ TEST(ProtocolGpu, FourArmsOverTwoProblems) {
     }
   }
   EXPECT_EQ(finished, 8);
-  std::string table = s.score(true);
+  std::string table = s.score(true, false);
   std::printf("%s", table.c_str());
   EXPECT_NE(table.find("2 paired comparisons"), std::string::npos);
   ledger_contents l = ledger::read(dir.path() / "run.ledger");
@@ -97,7 +97,7 @@ TEST(ProtocolGpu, FourArmsWithTheOriginalPair) {
     }
   }
   EXPECT_EQ(finished, 8);
-  std::string table = s.score(true);
+  std::string table = s.score(true, false);
   std::printf("%s", table.c_str());
   EXPECT_NE(table.find("A to B (cute-dsl -> tirx): 2 paired comparisons"), std::string::npos) << table;
 }

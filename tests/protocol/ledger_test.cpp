@@ -31,9 +31,12 @@ TEST(Ledger, RecordsSurviveReopening) {
   auto path = dir.path() / "run.ledger";
   {
     auto l = ledger::open(path);
-    l->session_opened("cuda", "cuda");
+    l->session_opened("cuda", "cuda", {}, "{}");
     l->trial_started(finished("p1", 0, 0).key, {"p", "d", "c"});
-    l->submission_made(finished("p1", 0, 0).key, 1, true, 0, 10, 20, 2, "hash", "source", "{}", 1, 2, 0.5);
+    evaluation_report report;
+    report.submission = 1;
+    report.json = "{}";
+    l->submission_made(finished("p1", 0, 0).key, report, "source", {1, 0, 2, 0.5});
     l->skill_updated(finished("p1", 0, 0).key, "skill text");
     l->trial_finished(finished("p1", 0, 2.5));
     l->trial_started(finished("p2", 0, 0).key, {"p", "d", "c"}); // interrupted
@@ -153,7 +156,7 @@ TEST(Ledger, DumpsJsonLines) {
   auto path = dir.path() / "run.ledger";
   {
     auto l = ledger::open(path);
-    l->session_opened("cuda", "cuda");
+    l->session_opened("cuda", "cuda", {}, "{}");
     l->trial_finished(finished("p1", 2, 1.5));
   }
   ledger_dump dump = ledger::dump_json(path);
@@ -326,7 +329,7 @@ TEST(Ledger, DumpEscapesTextThatIsNotUtf8AndNamesWhatItCannotPrint) {
   write_file_atomic(path, read_file(path) + newer);
   {
     auto l = ledger::open(path);
-    l->session_opened("cuda", "cuda");
+    l->session_opened("cuda", "cuda", {}, "{}");
   }
 
   EXPECT_EQ(ledger::read(path).finished[0].skill, skill) << "skills are stored as given";

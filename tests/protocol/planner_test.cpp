@@ -79,13 +79,18 @@ TEST_F(Planner, StaleTrialsAreKeptUnlessRerunIsAsked) {
   ledger.finished.push_back(arm);
   int interrupted = 0;
   four_arm_plan keep = make();
-  EXPECT_EQ(keep.restore(ledger, false, &interrupted).size(), 1u);
+  // The skill arm's own fingerprints are current, but it received the stale source's skill.
+  EXPECT_EQ(keep.restore(ledger, false, &interrupted),
+            (std::vector<std::string>{first.trials()[0].key.id(), first.trials()[2].key.id()}));
   EXPECT_EQ(keep.trials()[0].state, trial_state::finished);
   EXPECT_TRUE(keep.trials()[0].stale);
+  EXPECT_TRUE(keep.trials()[2].stale);
+  EXPECT_STREQ(plan_state_name(keep.trials()[2]), "stale");
   four_arm_plan rerun = make();
-  EXPECT_EQ(rerun.restore(ledger, true, &interrupted).size(), 1u);
+  EXPECT_EQ(rerun.restore(ledger, true, &interrupted).size(), 2u);
   EXPECT_EQ(rerun.trials()[0].state, trial_state::ready);
   EXPECT_EQ(rerun.trials()[2].state, trial_state::waiting) << "the skill arm follows its rerun source";
+  EXPECT_STREQ(plan_state_name(rerun.trials()[2]), "rerun");
 }
 
 } // namespace

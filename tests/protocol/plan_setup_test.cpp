@@ -1,0 +1,84 @@
+// What a configuration plans: trials and directions selected, and fingerprints that move with what
+// shapes an attempt.
+#include "protocol/plan_setup.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/error.hpp"
+#include "dsl/dsl.hpp"
+#include "mkb.h"
+#include "spec/suite.hpp"
+
+namespace mkb {
+namespace {
+
+class PlanSetup : public ::testing::Test {
+protected:
+  PlanSetup() : problems_(suite::load(std::nullopt)) {
+    config_.dsl_a = "cuda";
+    config_.dsl_b = "cute";
+    config_.replicates = 2;
+    config_.problem_patterns = {"fused_add_rmsnorm_h4096_llama31_8b_bf16"};
+  }
+
+  std::set<std::string> planned_ids() {
+    session_plan planned = make_session_plan(config_, problems_.select(config_.problem_patterns, {}), *find_dsl("cuda"),
+                                             *find_dsl("cute"), evaluation_settings{});
+    std::set<std::string> ids;
+    for (const planned_trial &t : planned.plan->trials()) ids.insert(t.key.id());
+    return ids;
+  }
+
+  suite problems_;
+  session_config config_;
+};
+
+TEST_F(PlanSetup, EverythingByDefault) { EXPECT_EQ(planned_ids().size(), 8u); }
+
+TEST_F(PlanSetup, ATrialGlobKeepsMatchingTrialsAndTheSourcesTheyNeed) {
+  config_.trial_patterns = {"*/a2b_skill/r1"};
+  EXPECT_EQ(planned_ids(), (std::set<std::string>{"fused_add_rmsnorm_h4096_llama31_8b_bf16/cuda/solo_a/r1",
+                                                  "fused_add_rmsnorm_h4096_llama31_8b_bf16/cute/a2b_skill/r1"}));
+  config_.trial_patterns = {"*/solo_?/r0"};
+  EXPECT_EQ(planned_ids().size(), 2u);
+}
+
+TEST_F(PlanSetup, ADirectionIsItsSkillArmAndBothSolos) {
+  config_.directions = {"b_to_a"};
+  std::set<std::string> ids = planned_ids();
+  EXPECT_EQ(ids.size(), 6u);
+  for (const std::string &id : ids) EXPECT_EQ(id.find("a2b_skill"), std::string::npos) << id;
+}
+
+TEST_F(PlanSetup, AGlobThatMatchesNothingIsAConfigurationError) {
+  config_.trial_patterns = {"*/solo_a/r7"};
+  try {
+    planned_ids();
+    FAIL() << "planned with a glob that matches nothing";
+  } catch (const error &e) {
+    EXPECT_EQ(e.status(), MKB_ERR_CONFIG);
+    EXPECT_NE(std::string(e.what()).find("*/solo_a/r7"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(PlanSetup, FingerprintsMoveWithTheContractTheProblemAndTheDsl) {
+  const problem &p = *problems_.find("fused_add_rmsnorm_h4096_llama31_8b_bf16");
+  const problem &other = problems_.problems().back();
+  evaluation_settings settings;
+  fingerprints base = fingerprints_for(p, *find_dsl("cuda"), config_, settings);
+  EXPECT_EQ(base, fingerprints_for(p, *find_dsl("cuda"), config_, settings)) << "deterministic";
+  session_config tighter = config_;
+  tighter.budget_seconds = 600;
+  fingerprints changed = fingerprints_for(p, *find_dsl("cuda"), tighter, settings);
+  EXPECT_NE(changed.contract, base.contract);
+  EXPECT_EQ(changed.problem, base.problem);
+  settings.timed_draws += 1;
+  EXPECT_NE(fingerprints_for(p, *find_dsl("cuda"), config_, settings).contract, base.contract);
+  EXPECT_NE(fingerprints_for(p, *find_dsl("cute"), config_, evaluation_settings{}).dsl, base.dsl);
+  EXPECT_NE(fingerprints_for(other, *find_dsl("cuda"), config_, evaluation_settings{}).problem, base.problem);
+}
+
+} // namespace
+} // namespace mkb

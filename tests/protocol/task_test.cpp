@@ -1,0 +1,142 @@
+// One attempt's rules on the worker TEST DOUBLE: the final kernel an agent names, the budget every
+// report carries, one report shape for every outcome, and a skill kept in every arm.
+#include "protocol/task.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "mkb.h"
+#include "support/scripted_session.hpp"
+
+namespace mkb {
+namespace {
+
+using testing::kernel;
+using testing::scripted_config;
+
+std::shared_ptr<task> first_task(session &s) {
+  bool done = false;
+  return s.next_tasks(std::chrono::milliseconds(0), 1, &done).at(0);
+}
+
+mkb_status status_of(const std::function<void()> &call) {
+  try {
+    call();
+  } catch (const error &e) {
+    return e.status();
+  }
+  return MKB_OK;
+}
+
+TEST(Task, TheLatestCountedSubmissionIsFinalUnlessAnotherIsNamed) {
+  testing::temp_dir dir;
+  session s(scripted_config(dir));
+  std::shared_ptr<task> t = first_task(s);
+  EXPECT_EQ(t->submit(kernel(*t, 30)).submission, 1u);
+  EXPECT_EQ(t->submit(kernel(*t, 10)).submission, 2u);
+  evaluation_report third = t->submit(kernel(*t, 50));
+  EXPECT_EQ(third.submission, 3u);
+  EXPECT_EQ(third.submissions_left, 7u);
+  t->set_final_submission(2); // the agent falls back to its faster kernel, for free
+  evaluation_report final = t->finalize("agent");
+  EXPECT_DOUBLE_EQ(final.time_us, 10);
+  trial_result r = ledger::read(dir.path() / "run.ledger").finished.at(0);
+  EXPECT_EQ(r.final_kernel, "submission 2");
+  EXPECT_EQ(r.submissions_used, 3) << "naming a final kernel spends no submission";
+}
+
+TEST(Task, ANamedSourceIsGradedAsItIsWithoutASubmission) {
+  testing::temp_dir dir;
+  session s(scripted_config(dir));
+  std::shared_ptr<task> t = first_task(s);
+  t->submit(kernel(*t, 30));
+  t->set_final(kernel(*t, 12));
+  evaluation_report final = t->finalize("agent");
+  EXPECT_TRUE(final.final);
+  EXPECT_DOUBLE_EQ(final.time_us, 12);
+  trial_result r = ledger::read(dir.path() / "run.ledger").finished.at(0);
+  EXPECT_EQ(r.final_kernel, "named source");
+  EXPECT_EQ(r.submissions_used, 1);
+}
+
+TEST(Task, ANamedSourceThatCannotEnterEvaluationFailsTheAttempt) {
+  testing::temp_dir dir;
+  session s(scripted_config(dir));
+  std::shared_ptr<task> t = first_task(s);
+  t->submit(kernel(*t, 30));
+  t->set_final("// mkb:plan\nlaunch nothing(\n"); // a plan that does not parse: no free retry at the end
+  evaluation_report final = t->finalize("agent");
+  EXPECT_EQ(final.verdict, MKB_VERDICT_REFUSED);
+  EXPECT_FALSE(ledger::read(dir.path() / "run.ledger").finished.at(0).passed());
+}
+
+TEST(Task, NamingAFinalKernelIsCheckedAndNeedsAnOpenAttempt) {
+  testing::temp_dir dir;
+  session_config c = scripted_config(dir);
+  c.budget_source_bytes = 5000;
+  session s(c);
+  std::shared_ptr<task> t = first_task(s);
+  t->submit(std::string(6000, 'x')); // refused: it never entered evaluation
+  EXPECT_EQ(status_of([&] { t->set_final_submission(1); }), MKB_ERR_NOT_FOUND);
+  EXPECT_EQ(status_of([&] { t->set_final_submission(2); }), MKB_ERR_NOT_FOUND);
+  EXPECT_EQ(status_of([&] { t->set_final(std::string(6000, 'y')); }), MKB_ERR_CONFIG);
+  t->finalize("agent");
+  EXPECT_EQ(status_of([&] { t->set_final("x"); }), MKB_ERR_STATE);
+}
+
+TEST(Task, EveryReportCarriesTheBudgetItWasRenderedWith) {
+  testing::temp_dir dir;
+  session s(scripted_config(dir));
+  std::shared_ptr<task> t = first_task(s);
+  evaluation_report r = t->submit(kernel(*t, 30));
+  EXPECT_NE(r.json.find("\"submission\":1,\"submissions_left\":9,\"seconds_left\":"), std::string::npos) << r.json;
+  EXPECT_EQ(r.json.find("budget_after"), std::string::npos) << "rendered once, not patched";
+  EXPECT_EQ(r.json.find("\"seconds_left\":0,"), std::string::npos) << r.json;
+  t->finalize("agent");
+  // The ledger's copy is the report the agent saw, and the record carries the budget too.
+  bool found = false;
+  for (const printed_record &p : ledger::dump_json(dir.path() / "run.ledger").records)
+    if (p.json.find("SubmissionMade") != std::string::npos) {
+      found = true;
+      EXPECT_NE(p.json.find("\"submissions_left\": 9"), std::string::npos) << p.json;
+      EXPECT_NE(p.json.find("unix_time"), std::string::npos) << p.json;
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(Task, ANoKernelRecordHasTheShapeOfEveryOtherReport) {
+  testing::temp_dir dir;
+  session s(scripted_config(dir));
+  bool done = false;
+  auto tasks = s.next_tasks(std::chrono::milliseconds(0), 2, &done);
+  tasks.at(0)->submit(kernel(*tasks[0], 30));
+  evaluation_report with_kernel = tasks[0]->finalize("agent");
+  evaluation_report no_kernel = tasks.at(1)->finalize("agent");
+  EXPECT_EQ(no_kernel.verdict, MKB_VERDICT_NO_KERNEL);
+  // One renderer for both: the fields the old NO_KERNEL report lacked are there.
+  for (const char *field : {"verdict", "submissions_left", "seconds_left", "checks", "contention", "device", "message"}) {
+    EXPECT_NE(with_kernel.json.find(std::string("\"") + field + "\":"), std::string::npos) << field;
+    EXPECT_NE(no_kernel.json.find(std::string("\"") + field + "\":"), std::string::npos) << field << ": " << no_kernel.json;
+  }
+}
+
+TEST(Task, ASkillArmKeepsASkillThatIsRecordedAndNeverHandedOn) {
+  testing::temp_dir dir;
+  session s(scripted_config(dir));
+  testing::play_all(s, 1); // SOLO_A, with a skill
+  bool done = false;
+  std::shared_ptr<task> skill_arm;
+  for (int i = 0; i < 20 && !skill_arm; ++i)
+    for (auto &t : s.next_tasks(std::chrono::milliseconds(100), 4, &done))
+      if (t->key().arm == MKB_ARM_A2B_SKILL) skill_arm = t;
+      else t->finalize("agent");
+  ASSERT_TRUE(skill_arm);
+  skill_arm->submit_skill("what the skill arm learned");
+  skill_arm->finalize("agent");
+  for (const trial_result &r : ledger::read(dir.path() / "run.ledger").finished)
+    if (r.key.arm == MKB_ARM_A2B_SKILL && r.key.problem == skill_arm->key().problem)
+      EXPECT_EQ(r.skill, "what the skill arm learned");
+}
+
+} // namespace
+} // namespace mkb
