@@ -204,7 +204,8 @@ typedef struct mkb_open_options {
                                     NULL: MKB_GPU_LOCK_DIR, then /tmp/mkb-gpu-locks (created) */
   const char *trials;            /* comma-separated shell globs (fnmatch) over trial ids
                                     "<problem>/<dsl>/<arm>/r<replicate>", such as
-                                    "softmax/cuda/solo_?/r[12]": only matching trials are planned.
+                                    "softmax/cuda/solo_?/r[12]" (replicates count from 0): only
+                                    matching trials are planned.
                                     A selected skill arm brings in its source solo, which writes
                                     the skill it receives.
                                     NULL: every trial */
@@ -226,15 +227,16 @@ MKB_API mkb_status mkb_open_options_init(mkb_open_options *options, size_t struc
  * On success *session_out is a new session. On failure other than MKB_ERR_INVALID_ARGUMENT and
  * MKB_ERR_NO_MEMORY, *session_out is still set, to a session that can only report the error through
  * mkb_session_errmsg() and be closed; the caller must mkb_close() it either way.
- * Opening a ledger resumes it: finished attempts are kept, interrupted ones are planned again, and a
- * torn last record (a crash while appending) is cut off. A ledger damaged anywhere else is refused with
+ * Opening a ledger resumes it: finished attempts are kept, interrupted ones are planned again, stale
+ * ones (recorded under other fingerprints) are kept unless MKB_OPEN_RERUN_STALE, and a torn last
+ * record (a crash while appending) is cut off. mkb_plan() says beforehand which is which. A ledger damaged anywhere else is refused with
  * MKB_ERR_LEDGER naming the offset, and left as it is: `mkb ledger repair` copies its intact records to
  * a new file (docs/PROTOCOL.md, The ledger).
  * Every id, glob and family in problems and families must match the suite: one that matches nothing
  * is an error naming it. An empty string or an empty item there is an error (NULL selects all).
  * Errors: MKB_ERR_CONFIG (the text names the field and what was expected; also an empty problems or
- * families, or lists that select no problem together, or a gpu_lock_dir that is not a writable
- * folder), MKB_ERR_VERSION, MKB_ERR_NOT_FOUND (the suite, a DSL, or a problem id, glob or family that
+ * families, or lists that select no problem together, a trials glob or directions that keeps no
+ * trial, or a gpu_lock_dir that is not a writable folder), MKB_ERR_VERSION, MKB_ERR_NOT_FOUND (the suite, a DSL, or a problem id, glob or family that
  * matches nothing), MKB_ERR_SPEC, MKB_ERR_IO, MKB_ERR_LEDGER.
  * Thread rules: none; the new session is independent of every other. */
 MKB_API mkb_status mkb_open(const mkb_open_options *options, mkb_session **session_out) MKB_NOEXCEPT;

@@ -2,17 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <unistd.h>
-
-#include <algorithm>
-
-#include "core/build_info.hpp"
 #include "core/error.hpp"
-#include "core/json_writer.hpp"
 #include "core/text.hpp"
 #include "dsl/dsl.hpp"
 #include "protocol/instruction.hpp"
 #include "protocol/plan_setup.hpp"
+#include "protocol/provenance.hpp"
 #include "protocol/scoring.hpp"
 #include "protocol/staleness.hpp"
 
@@ -52,7 +47,8 @@ session::session(session_config config) : config_(std::move(config)), suite_(sui
   if (config_.ledger_path) {
     ledger_ = ledger::open(*config_.ledger_path);
     stale_ = plan_->restore(ledger_->loaded(), config_.rerun_stale, &interrupted_);
-    ledger_->session_opened(dsl_a_->name(), dsl_b_->name(), current_prints_, provenance_json());
+    ledger_->session_opened(dsl_a_->name(), dsl_b_->name(), current_prints_,
+                            provenance_json({config_, suite_, *dsl_a_, *dsl_b_, evaluator_->settings(), gpus_, compile_only_}));
   }
   {
     std::lock_guard lock(mutex_);
@@ -78,49 +74,6 @@ session::~session() {
   }
   for (auto &t : live) t->detach(); // unfinished attempts are planned again when the ledger resumes
   if (workers_) workers_->stop_all();
-}
-
-std::string session::provenance_json() const {
-  json_writer j;
-  j.begin_object().field("library_version", MKB_VERSION_STRING).field("git_revision", build_git_revision());
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  j.field("host", host).field("model", config_.model).field("compile_only", compile_only_);
-  j.key("dsls").begin_array();
-  for (const dsl *d : {dsl_a_, dsl_b_}) {
-    std::string found;
-    frontend_environment env = evaluator_->settings().frontends;
-    bool usable = d->usable(env, &found);
-    j.begin_object().field("name", d->name()).field("usable", usable).field("toolchain", found).end_object();
-  }
-  j.end_array();
-  j.key("gpus").begin_array();
-  if (!compile_only_) {
-    worker_status status = worker_client(find_worker_executable(config_.worker_path), 0).ping();
-    for (const wire::device_info &d : status.devices) {
-      if (std::find(gpus_.begin(), gpus_.end(), d.ordinal) == gpus_.end()) continue;
-      j.begin_object().field("ordinal", d.ordinal).field("name", d.name).field("uuid", d.uuid);
-      j.field("compute_capability", fmt::format("{}.{}", d.major, d.minor)).field("sm_clock_mhz", d.sm_clock_khz / 1000);
-      j.field("memory_clock_mhz", d.memory_clock_khz / 1000).field("driver_version", status.driver_version);
-      j.field("nvrtc_version", status.nvrtc_version).end_object();
-    }
-  }
-  j.end_array();
-  const evaluation_settings &e = evaluator_->settings();
-  j.key("contract").begin_object().field("budget_seconds", config_.budget_seconds);
-  j.field("budget_submissions", config_.budget_submissions).field("budget_source_bytes", config_.budget_source_bytes);
-  j.field("skill_max_bytes", config_.skill_max_bytes).field("correctness_draws", e.correctness_draws);
-  j.field("warmup_draws", e.warmup_draws).field("timed_draws", e.timed_draws).field("max_timed_draws", e.max_timed_draws);
-  j.field("reverify_draws", e.reverify_draws).end_object();
-  j.key("selection").begin_object().field("suite", suite_.origin()).field("replicates", config_.replicates);
-  for (const auto &[name, list] : {std::pair{"problems", &config_.problem_patterns}, std::pair{"families", &config_.families},
-                                   std::pair{"trials", &config_.trial_patterns}, std::pair{"directions", &config_.directions}}) {
-    j.key(name).begin_array();
-    for (const std::string &item : *list) j.value(item);
-    j.end_array();
-  }
-  j.end_object().end_object();
-  return j.take();
 }
 
 void session::skip_if_no_skill(int skill_arm) {

@@ -58,7 +58,6 @@ public:
 private:
   evaluation_report evaluate_outside_tasks(const std::string &problem_id, const std::string &dsl_name,
                                            std::string_view source, bool audit);
-  std::string provenance_json() const;
   void skip_if_no_skill(int skill_arm); // with mutex_ held
   void watch_deadlines();
 

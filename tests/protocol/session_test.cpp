@@ -374,5 +374,17 @@ TEST(Session, ChangedContractMakesRecordsStale) {
   EXPECT_EQ(rerun.next_tasks(std::chrono::milliseconds(0), 10, &done).size(), 4u);
 }
 
+TEST(Session, ARunRecordsWhereAndHowItRan) {
+  testing::temp_dir dir;
+  { session s(scripted_config(dir)); }
+  ledger_contents c = ledger::read(dir.path() / "run.ledger");
+  for (const char *fact : {"\"library_version\":\"" MKB_VERSION_STRING "\"", "\"git_revision\":", "\"host\":",
+                           "\"uuid\":\"GPU-00000000-0000-0000-0000-000000000000\"", "\"driver_version\":",
+                           "\"name\":\"cuda\",\"usable\":true,\"toolchain\":\"NVRTC", "\"budget_seconds\":2400",
+                           "\"timed_draws\":"})
+    EXPECT_NE(c.provenance.find(fact), std::string::npos) << fact << " in " << c.provenance;
+  EXPECT_EQ(c.current.size(), 2u) << "the fingerprints of both problems in cuda";
+}
+
 } // namespace
 } // namespace mkb
