@@ -158,12 +158,12 @@ std::string interval(const std::array<double, 2> &c, const char *format) {
 }
 
 std::string stale_line(const model_summary &m, bool included) {
-  if (m.stale_trials.empty()) return "";
-  if (included)
-    return fmt::format("model {}: {} stale trials included (MKB_SCORE_WITH_STALE / --with-stale)\n", m.model,
-                       m.stale_trials.size());
-  return fmt::format("model {}: {} stale trials left out; MKB_SCORE_WITH_STALE / --with-stale includes them\n", m.model,
-                     m.stale_trials.size());
+  size_t n = m.stale_trials.size();
+  if (n == 0) return "";
+  const char *trials = n == 1 ? "trial" : "trials";
+  if (included) return fmt::format("model {}: {} stale {} included (MKB_SCORE_WITH_STALE / --with-stale)\n", m.model, n, trials);
+  return fmt::format("model {}: {} stale {} left out; MKB_SCORE_WITH_STALE / --with-stale includes them\n", m.model, n,
+                     trials);
 }
 
 std::string replicate_lines(const direction_score &s) {

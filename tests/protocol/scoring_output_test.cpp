@@ -68,7 +68,7 @@ TEST(ScoringOutput, JsonGivesReplicateStatesAndWithSkill) {
 
 TEST(ScoringOutput, TableCountsStatesAndStaleTrialsAndPrintsUsage) {
   std::string table = score_table(results());
-  expect_contains(table, "model m: 1 stale trials left out; MKB_SCORE_WITH_STALE / --with-stale includes them\n");
+  expect_contains(table, "model m: 1 stale trial left out; MKB_SCORE_WITH_STALE / --with-stale includes them\n");
   expect_contains(table, "  replicates: 1 resolved, 0 skill arm skipped, 1 unresolved\n"
                          "    p2 r0 lacks source (solo_a, stale), base (solo_b, unfinished), skill (a2b_skill, unfinished)\n");
   expect_contains(table, "  with skill (none skipped)    1 pairs  S base  60.0  skill  80.0  lift +20.0\n");
@@ -81,7 +81,7 @@ TEST(ScoringOutput, TableSaysWhenStaleTrialsAreIncluded) {
   score_settings settings;
   settings.include_stale = true;
   std::string table = score_table(results(), settings);
-  expect_contains(table, "model m: 1 stale trials included (MKB_SCORE_WITH_STALE / --with-stale)\n");
+  expect_contains(table, "model m: 1 stale trial included (MKB_SCORE_WITH_STALE / --with-stale)\n");
   expect_contains(score_json(results(), settings), R"("include_stale":true)");
 }
 
