@@ -30,15 +30,15 @@ std::vector<trial_result> fixture() {
           trial("p3", "f1", 1, false, 0), trial("p3", "f1", 2, false, 0), trial("p3", "f1", 3, true, 8.0)};
 }
 
-const direction_score &direction(const std::vector<direction_score> &scores, const std::string &source) {
-  for (const direction_score &s : scores)
+const direction_score &direction(const score_report &scores, const std::string &source) {
+  for (const direction_score &s : scores.directions)
     if (s.source_dsl == source) return s;
   throw std::runtime_error("no direction");
 }
 
 TEST(Scoring, AToB) {
   auto scores = compute_scores(fixture());
-  ASSERT_EQ(scores.size(), 2u);
+  ASSERT_EQ(scores.directions.size(), 2u);
   const direction_score &s = direction(scores, "a");
   EXPECT_EQ(s.target_dsl, "b");
   EXPECT_EQ(s.all.pairs, 3u);
@@ -128,12 +128,6 @@ TEST(Scoring, TableAndJsonRender) {
   EXPECT_EQ(score_table({}), "no finished paired comparisons yet\n");
 }
 
-} // namespace
-} // namespace mkb
-
-namespace mkb {
-namespace {
-
 TEST(Scoring, ContendedArmsAreFlaggedInTheirPairsAndCounted) {
   std::vector<trial_result> results = fixture();
   results[1].contended = true; // p1 solo_b: the base of a2b and the source of b2a
@@ -145,6 +139,193 @@ TEST(Scoring, ContendedArmsAreFlaggedInTheirPairsAndCounted) {
   std::string json = scores_json(scores);
   EXPECT_NE(json.find("\"contended_pairs\":1"), std::string::npos) << json;
   EXPECT_NE(scores_table(scores).find("1 of them contended"), std::string::npos);
+}
+
+trial_result replicate(trial_result r, int n) {
+  r.key.replicate = n;
+  return r;
+}
+
+void expect_missing(const missing_record &m, const std::string &role, int arm, const std::string &reason) {
+  EXPECT_EQ(m.role, role);
+  EXPECT_EQ(m.arm, arm);
+  EXPECT_EQ(m.reason, reason);
+}
+
+// The fixture, plus p1 replicate 1 without its solo_a, and p4 with its two solos and no skill arm.
+std::vector<trial_result> fixture_with_gaps() {
+  std::vector<trial_result> results = fixture();
+  results.push_back(replicate(trial("p1", "f1", MKB_ARM_SOLO_B, true, 1.0), 1));
+  results.push_back(replicate(trial("p1", "f1", MKB_ARM_A2B_SKILL, true, 3.0), 1));
+  results.push_back(trial("p4", "f2", MKB_ARM_SOLO_A, true, 1.0));
+  results.push_back(trial("p4", "f2", MKB_ARM_SOLO_B, true, 1.0));
+  return results;
+}
+
+TEST(Scoring, ReplicateStatesNameWhatAnUnresolvedReplicateLacks) {
+  score_report scores = compute_scores(fixture_with_gaps());
+  const direction_score &a_to_b = direction(scores, "a"), &b_to_a = direction(scores, "b");
+  EXPECT_EQ(a_to_b.resolved, 3u);
+  EXPECT_EQ(a_to_b.skipped, 0u);
+  ASSERT_EQ(a_to_b.unresolved.size(), 2u);
+  EXPECT_EQ(a_to_b.unresolved[0].problem, "p1");
+  EXPECT_EQ(a_to_b.unresolved[0].replicate, 1);
+  ASSERT_EQ(a_to_b.unresolved[0].missing.size(), 1u);
+  expect_missing(a_to_b.unresolved[0].missing[0], "source", MKB_ARM_SOLO_A, "unfinished");
+  EXPECT_EQ(a_to_b.unresolved[1].problem, "p4");
+  ASSERT_EQ(a_to_b.unresolved[1].missing.size(), 1u);
+  expect_missing(a_to_b.unresolved[1].missing[0], "skill", MKB_ARM_A2B_SKILL, "unfinished");
+  // B to A: p2's skill arm was skipped; p1 r1 has only its source (solo_b) in this direction
+  EXPECT_EQ(b_to_a.resolved, 2u);
+  EXPECT_EQ(b_to_a.skipped, 1u);
+  ASSERT_EQ(b_to_a.unresolved.size(), 2u);
+  ASSERT_EQ(b_to_a.unresolved[0].missing.size(), 2u);
+  expect_missing(b_to_a.unresolved[0].missing[0], "base", MKB_ARM_SOLO_A, "unfinished");
+  expect_missing(b_to_a.unresolved[0].missing[1], "skill", MKB_ARM_B2A_SKILL, "unfinished");
+}
+
+TEST(Scoring, AnUnresolvedReplicateIsNotPaired) {
+  // Before, p1 r1 (skill 3.0 against base 1.0, no source) was paired; now the figures are the fixture's.
+  const direction_score &s = direction(compute_scores(fixture_with_gaps()), "a");
+  EXPECT_EQ(s.all.pairs, 3u);
+  EXPECT_EQ(s.paired.size(), 3u);
+  EXPECT_NEAR(s.all.skill.s, 40, 1e-9);
+  EXPECT_NEAR(s.all.base.s, 100.0 / 3, 1e-9);
+  EXPECT_NEAR(s.source_coverage, 2.0 / 3, 1e-12);
+  for (const paired_comparison &p : s.paired) EXPECT_EQ(p.replicate, 0) << p.problem;
+}
+
+TEST(Scoring, ADirectionWithoutAResolvedReplicateIsReportedWithoutRates) {
+  score_report scores = compute_scores({trial("p1", "f1", MKB_ARM_SOLO_A, true, 2.0)});
+  ASSERT_EQ(scores.directions.size(), 2u);
+  const direction_score &s = direction(scores, "a");
+  EXPECT_EQ(s.all.pairs, 0u);
+  ASSERT_EQ(s.unresolved.size(), 1u);
+  EXPECT_EQ(s.unresolved[0].missing.size(), 2u); // base and skill
+  EXPECT_TRUE(std::isnan(s.all.skill.s));
+  EXPECT_TRUE(std::isnan(s.all.base.r[0]));
+  EXPECT_TRUE(std::isnan(s.skill_coverage));
+  EXPECT_TRUE(std::isnan(s.ci_lift_s[0]));
+}
+
+TEST(Scoring, WithSkillLeavesOutSkippedSkillArms) {
+  score_report scores = compute_scores(fixture());
+  const direction_score &b_to_a = direction(scores, "b");
+  // p1 and p3 (p2 skipped). skill: 1.0, 8.0 -> 1, 1, 1, 1/2, 1/2; S 80. base: 2.0, 4.0 -> 1, 1, 1, 1, 1/2; S 90.
+  EXPECT_EQ(b_to_a.with_skill.pairs, 2u);
+  EXPECT_NEAR(b_to_a.with_skill.skill.r[3], 0.5, 1e-12);
+  EXPECT_NEAR(b_to_a.with_skill.skill.s, 80, 1e-9);
+  EXPECT_NEAR(b_to_a.with_skill.base.r[3], 1.0, 1e-12);
+  EXPECT_NEAR(b_to_a.with_skill.base.s, 90, 1e-9);
+  EXPECT_NEAR(b_to_a.with_skill.lift_s(), -10, 1e-9);
+  EXPECT_EQ(b_to_a.all.pairs, 3u); // the contrast over every pair keeps the skipped one, scored as its base
+  // A to B skipped nothing: the same contrast as over every pair
+  const direction_score &a_to_b = direction(scores, "a");
+  EXPECT_EQ(a_to_b.with_skill.pairs, 3u);
+  EXPECT_NEAR(a_to_b.with_skill.skill.s, a_to_b.all.skill.s, 1e-12);
+  EXPECT_NEAR(a_to_b.with_skill.base.s, a_to_b.all.base.s, 1e-12);
+}
+
+// The fixture with p3's solo_a recorded under old fingerprints, and so its a2b, which got its skill.
+std::vector<trial_result> fixture_with_stale() {
+  std::vector<trial_result> results = fixture();
+  results[8].stale = true;  // p3 solo_a
+  results[10].stale = true; // p3 a2b_skill
+  return results;
+}
+
+TEST(Scoring, StaleRecordsAreLeftOutListedAndMakeTheirReplicatesUnresolved) {
+  score_report scores = compute_scores(fixture_with_stale());
+  ASSERT_EQ(scores.models.size(), 1u);
+  EXPECT_EQ(scores.models[0].stale_trials, (std::vector<std::string>{"p3/a/solo_a/r0", "p3/b/a2b_skill/r0"}));
+  const direction_score &a_to_b = direction(scores, "a"), &b_to_a = direction(scores, "b");
+  ASSERT_EQ(a_to_b.unresolved.size(), 1u);
+  EXPECT_EQ(a_to_b.unresolved[0].problem, "p3");
+  ASSERT_EQ(a_to_b.unresolved[0].missing.size(), 2u);
+  expect_missing(a_to_b.unresolved[0].missing[0], "source", MKB_ARM_SOLO_A, "stale");
+  expect_missing(a_to_b.unresolved[0].missing[1], "skill", MKB_ARM_A2B_SKILL, "stale");
+  // A to B over p1 and p2. skill 3.0, 0.5 -> 1, 1, 1/2, 1/2, 0; S 60. base 1.0, 0.5 -> 1, 1, 1/2, 0, 0; S 50.
+  EXPECT_EQ(a_to_b.all.pairs, 2u);
+  EXPECT_NEAR(a_to_b.all.skill.s, 60, 1e-9);
+  EXPECT_NEAR(a_to_b.all.base.s, 50, 1e-9);
+  // B to A loses p3, whose base (solo_a) is stale. p1 and p2 (skipped, as its base).
+  // skill 1.0, fail -> 1/2, 1/2, 1/2, 0, 0; S 30. base 2.0, fail -> 1/2, 1/2, 1/2, 1/2, 0; S 40.
+  ASSERT_EQ(b_to_a.unresolved.size(), 1u);
+  ASSERT_EQ(b_to_a.unresolved[0].missing.size(), 1u);
+  expect_missing(b_to_a.unresolved[0].missing[0], "base", MKB_ARM_SOLO_A, "stale");
+  EXPECT_EQ(b_to_a.all.pairs, 2u);
+  EXPECT_NEAR(b_to_a.all.skill.s, 30, 1e-9);
+  EXPECT_NEAR(b_to_a.all.base.s, 40, 1e-9);
+  // and usage leaves them out with the rest
+  EXPECT_EQ(scores.models[0].usage_by_arm[MKB_ARM_SOLO_A].trials, 2u);
+  EXPECT_EQ(scores.models[0].usage_by_arm[MKB_ARM_A2B_SKILL].trials, 2u);
+}
+
+TEST(Scoring, StaleRecordsAreScoredWhenAsked) {
+  score_settings settings;
+  settings.include_stale = true;
+  score_report scores = compute_scores(fixture_with_stale(), settings);
+  EXPECT_EQ(scores.models[0].stale_trials.size(), 2u); // still listed
+  const direction_score &a_to_b = direction(scores, "a");
+  EXPECT_TRUE(a_to_b.unresolved.empty());
+  EXPECT_EQ(a_to_b.all.pairs, 3u);
+  EXPECT_NEAR(a_to_b.all.skill.s, 40, 1e-9); // the fixture's
+  EXPECT_EQ(scores.models[0].usage_by_arm[MKB_ARM_SOLO_A].trials, 3u);
+}
+
+TEST(Scoring, AFreshRerunReplacesAStaleRecord) {
+  std::vector<trial_result> results = fixture_with_stale();
+  results.push_back(trial("p3", "f1", MKB_ARM_SOLO_A, true, 4.0));
+  results.push_back(trial("p3", "f1", MKB_ARM_A2B_SKILL, false, 0));
+  score_report scores = compute_scores(results);
+  EXPECT_TRUE(scores.models[0].stale_trials.empty());
+  EXPECT_EQ(direction(scores, "a").all.pairs, 3u);
+}
+
+TEST(Scoring, UsageSumsAndMeansByArmAndRole) {
+  std::vector<trial_result> results = fixture();
+  auto spend = [&](size_t index, uint64_t input, uint64_t cached, uint64_t output, double cost, double seconds,
+                   int submissions) {
+    trial_result &r = results[index];
+    r.input_tokens = input;
+    r.cached_input_tokens = cached;
+    r.output_tokens = output;
+    r.cost_usd = cost;
+    r.seconds_used = seconds;
+    r.submissions_used = submissions;
+  };
+  spend(0, 1000, 100, 10, 0.5, 60, 1); // p1 solo_a
+  spend(4, 2000, 200, 20, 1.0, 120, 2); // p2 solo_a
+  spend(8, 3000, 300, 30, 1.5, 240, 6); // p3 solo_a
+  spend(3, 500, 50, 5, 0.25, 30, 2);    // p1 b2a
+  spend(7, 999, 99, 9, 9.0, 999, 9);    // p2 b2a, skipped: never ran, not counted
+  spend(11, 700, 70, 7, 0.75, 50, 4);   // p3 b2a
+  score_report scores = compute_scores(results);
+  const arm_usage &solo_a = scores.models[0].usage_by_arm[MKB_ARM_SOLO_A];
+  EXPECT_EQ(solo_a.trials, 3u);
+  EXPECT_EQ(solo_a.input_tokens, 6000u);
+  EXPECT_EQ(solo_a.cached_input_tokens, 600u);
+  EXPECT_EQ(solo_a.output_tokens, 60u);
+  EXPECT_NEAR(solo_a.cost_usd, 3.0, 1e-12);
+  EXPECT_NEAR(solo_a.mean_seconds(), 140, 1e-12);
+  EXPECT_EQ(solo_a.submissions, 9u);
+  EXPECT_NEAR(solo_a.mean_submissions(), 3, 1e-12);
+  const arm_usage &b2a = scores.models[0].usage_by_arm[MKB_ARM_B2A_SKILL];
+  EXPECT_EQ(b2a.trials, 2u);
+  EXPECT_EQ(b2a.input_tokens, 1200u);
+  EXPECT_EQ(b2a.cached_input_tokens, 120u);
+  EXPECT_NEAR(b2a.cost_usd, 1.0, 1e-12);
+  EXPECT_NEAR(b2a.mean_seconds(), 40, 1e-12);
+  EXPECT_NEAR(b2a.mean_submissions(), 3, 1e-12);
+  EXPECT_EQ(scores.models[0].usage_by_arm[MKB_ARM_SOLO_B].trials, 3u);
+  EXPECT_EQ(scores.models[0].usage_by_arm[MKB_ARM_SOLO_B].input_tokens, 0u);
+  // roles: in B to A the source is solo_b, the base solo_a and the skill b2a
+  const direction_score &b_to_a = direction(scores, "b");
+  EXPECT_EQ(b_to_a.usage_by_role[1].input_tokens, 6000u);
+  EXPECT_EQ(b_to_a.usage_by_role[2].trials, 2u);
+  EXPECT_EQ(b_to_a.usage_by_role[2].input_tokens, 1200u);
+  EXPECT_EQ(direction(scores, "a").usage_by_role[0].submissions, 9u);
+  EXPECT_TRUE(std::isnan(arm_usage{}.mean_seconds()));
 }
 
 } // namespace
