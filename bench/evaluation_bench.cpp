@@ -20,12 +20,14 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/statistics.hpp"
 #include "cuda/compile_cache.hpp"
 #include "dsl/dsl.hpp"
 #include "eval/evaluator.hpp"
 #include "spec/suite.hpp"
+#include "spec/suite_data.hpp"
 #include "worker/buffers.hpp"
 #include "worker/gpu.hpp"
 #include "worker/harness_kernels.hpp"
@@ -224,7 +226,13 @@ int main(int argc, char **argv) {
     fmt::print(stderr, "no problem '{}' with a cuda solution\n", problem_id);
     return 2;
   }
-  const std::string &source = *p->solution_for("cuda");
+  std::string source;
+  try {
+    source = suite_data::locate(std::nullopt).solution(*p, *p->solution_for("cuda"));
+  } catch (const error &e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return 2;
+  }
   fmt::print("mkb evaluation benchmark: {} (cuda solution)\n", problem_id);
   compile_figures(source);
 

@@ -1,4 +1,4 @@
-# Install: header, shared and static libraries, the CLI, the worker, a CMake package (find_package(mkb)
+# Install: header, shared and static libraries, the CLI, the worker, the suite's files, a CMake package (find_package(mkb)
 # gives mkb::mkb and mkb::mkb_static) and a pkg-config file (mkb.pc, mkb-static.pc).
 include(CMakePackageConfigHelpers)
 
@@ -9,6 +9,9 @@ install(TARGETS mkb mkb_static EXPORT mkb_targets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS mkb_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS mkb_worker RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR})
+# The whole suite as data: `mkb suite validate` reads the stored solutions here (and the PyTorch
+# cross-check its reference.py files), since libmkb embeds only what grading needs.
+install(DIRECTORY problems/ DESTINATION ${CMAKE_INSTALL_DATADIR}/mkb/problems)
 
 set(mkb_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/mkb)
 install(EXPORT mkb_targets NAMESPACE mkb:: FILE mkbTargets.cmake DESTINATION ${mkb_cmake_dir})

@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <cmath>
+#include <filesystem>
+#include <map>
 #include <vector>
 
 #include "cli/args.hpp"
@@ -12,6 +13,7 @@
 #include "core/error.hpp"
 #include "dsl/dsl.hpp"
 #include "protocol/session.hpp"
+#include "spec/suite_data.hpp"
 
 namespace mkb::cli {
 
@@ -90,19 +92,28 @@ void check_audit(const evaluation_report &r, const problem &p, problem_outcome &
   fmt::print("    degenerate outputs rejected: {} of {}\n", rejected, a.degenerate.size());
 }
 
-problem_outcome validate_problem(session &s, const problem &p, dsl_availability &dsls) {
+problem_outcome validate_problem(session &s, const problem &p, const suite_data &data, dsl_availability &dsls) {
   problem_outcome out;
   out.id = p.id;
   out.outputs = p.outputs.size();
   fmt::print("{} ({}):\n", p.id, p.folder);
   if (p.solutions.empty()) out.failures.push_back("no solution");
-  if (std::none_of(p.solutions.begin(), p.solutions.end(), [](const stored_solution &s) { return s.beats_baseline; }))
+  if (std::none_of(p.solutions.begin(), p.solutions.end(), [](const stored_solution &declared) { return declared.beats_baseline; }))
     out.failures.push_back("no solution is declared to beat the baseline");
   bool audited = false;
-  for (const auto &[dsl_name, source, beats_baseline] : p.solutions) {
+  for (const stored_solution &solution : p.solutions) {
+    const auto &[dsl_name, file, beats_baseline] = solution;
     if (const auto &[usable, why] = dsls.of(dsl_name); !usable) {
       fmt::print("  solution in {}: SKIPPED, the DSL is not usable here: {}\n", dsl_name, why);
       out.skipped.push_back(dsl_name);
+      continue;
+    }
+    std::string source;
+    try {
+      source = data.solution(p, solution);
+    } catch (const error &e) {
+      fmt::print("  solution in {}: {}\n", dsl_name, e.what());
+      out.failures.push_back(fmt::format("the {} solution: not found", dsl_name));
       continue;
     }
     evaluation_report r = s.compile_only() || audited ? s.evaluate(p.id, dsl_name, source) : s.audit(p.id, dsl_name, source);
@@ -174,8 +185,15 @@ int run_suite(int argc, char **argv) {
     fmt::print(stderr, "mkb suite validate: no problem '{}' in {}\n", a.get("problem").value_or(""), s->problems().origin());
     return exit_usage;
   }
-  fmt::print("Validating {} problem(s) of {} {}\n\n", selected.size(), s->problems().origin(),
-             s->compile_only() ? "without a GPU: specs, compilation and plans only" : "on the GPU");
+  // A suite given as a folder holds its solutions; the built-in one has none (spec/suite_data.hpp).
+  const std::optional<std::string> &folder = s->config().suite_path;
+  const suite_data data = suite_data::locate(folder ? std::optional<std::filesystem::path>(*folder) : std::nullopt);
+  std::vector<std::string> places;
+  for (const std::filesystem::path &place : data.candidates()) places.push_back(place.string());
+  fmt::print("Validating {} problem(s) of {} {}\nStored solutions: from the first of {} that holds the problem\n\n",
+             selected.size(), s->problems().origin(),
+             s->compile_only() ? "without a GPU: specs, compilation and plans only" : "on the GPU",
+             fmt::join(places, ", "));
   frontend_environment env;
   env.python = s->config().python;
   env.sandbox = s->config().sandbox;
@@ -183,7 +201,7 @@ int run_suite(int argc, char **argv) {
   std::vector<problem_outcome> outcomes;
   for (const problem *p : selected) {
     try {
-      outcomes.push_back(validate_problem(*s, *p, dsls));
+      outcomes.push_back(validate_problem(*s, *p, data, dsls));
     } catch (const error &e) {
       outcomes.push_back({p->id, p->outputs.size(), NAN, NAN, NAN, NAN, {e.what()}, {}});
     }

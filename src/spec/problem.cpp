@@ -109,9 +109,9 @@ const tensor_spec *problem::find_output(std::string_view name) const {
   return nullptr;
 }
 
-const std::string *problem::solution_for(std::string_view dsl) const {
+const stored_solution *problem::solution_for(std::string_view dsl) const {
   for (const stored_solution &s : solutions)
-    if (s.dsl == dsl) return &s.source;
+    if (s.dsl == dsl) return &s;
   return nullptr;
 }
 
@@ -306,12 +306,15 @@ problem load_problem(const file_source &files, const std::string &folder) {
   p.flops = cost(fb->flops(), "flops");
   p.bytes = cost(fb->bytes(), "bytes");
 
+  auto check_inside = [&](const std::string &relative, const std::string &field) {
+    if (relative.find("..") != std::string::npos || relative.starts_with('/'))
+      check.error(field, "'{}' must be a file inside the problem folder", relative);
+  };
   auto read_named = [&](const flatbuffers::String *name, const char *fallback, const char *field,
                         bool required) -> std::string {
     std::string relative = name ? name->str() : std::string(fallback);
     if (relative.empty()) return {};
-    if (relative.find("..") != std::string::npos || relative.starts_with('/'))
-      check.error(field, "'{}' must be a file inside the problem folder", relative);
+    check_inside(relative, field);
     auto content = files.read(folder + "/" + relative);
     if (!content) {
       if (required) check.error(field, "cannot read '{}'", files.describe(folder + "/" + relative));
@@ -327,8 +330,12 @@ problem load_problem(const file_source &files, const std::string &folder) {
   if (fb->solutions())
     for (size_t i = 0; i < fb->solutions()->size(); ++i) {
       const spec::Solution *s = fb->solutions()->Get(static_cast<flatbuffers::uoffset_t>(i));
-      std::string field = fmt::format("solutions[{}].file", i);
-      p.solutions.push_back({s->dsl()->str(), read_named(s->file(), "", field.c_str(), true), s->beats_baseline()});
+      std::string field = fmt::format("solutions[{}]", i);
+      if (s->dsl()->size() == 0) check.error(field + ".dsl", "must not be empty");
+      if (s->file()->size() == 0) check.error(field + ".file", "must not be empty");
+      check_inside(s->file()->str(), field + ".file");
+      if (p.solution_for(s->dsl()->str())) check.error(field + ".dsl", "'{}' has a solution already", s->dsl()->str());
+      p.solutions.push_back({s->dsl()->str(), s->file()->str(), s->beats_baseline()});
     }
   return p;
 }

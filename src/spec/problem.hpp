@@ -38,9 +38,11 @@ struct tensor_spec {
 };
 
 // A solution kept with the problem: it must pass, and beat the baseline unless declared otherwise.
+// Only its declaration is loaded: the file stays out of libmkb.so, where an agent could read it, and
+// the tools that need it read it from disk (spec/suite_data.hpp).
 struct stored_solution {
   std::string dsl;
-  std::string source;
+  std::string file; // relative to the problem folder
   bool beats_baseline = true;
 };
 
@@ -71,7 +73,7 @@ struct problem {
   expr_lookup lookup() const;
   const tensor_spec *find_input(std::string_view name) const;
   const tensor_spec *find_output(std::string_view name) const;
-  const std::string *solution_for(std::string_view dsl) const;
+  const stored_solution *solution_for(std::string_view dsl) const;
 };
 
 // Parses and checks `<folder>/spec.json` of `files`. Throws mkb::error(MKB_ERR_SPEC) whose text

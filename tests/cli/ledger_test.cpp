@@ -1,14 +1,11 @@
 // `mkb ledger dump`, `mkb ledger repair` and `mkb score` as a user runs them: the built `mkb` on
 // ledgers damaged the ways issue 14 found.
-#include <sys/wait.h>
-
 #include <gtest/gtest.h>
 
 #include <flatbuffers/flatbuffers.h>
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "core/files.hpp"
 #include "ledger_generated.h"
@@ -16,25 +13,15 @@
 #include "protocol/ledger.hpp"
 #include "protocol/scoring.hpp"
 #include "support/paths.hpp"
+#include "support/run_mkb.hpp"
 #include "support/temp_dir.hpp"
 #include "support/utf8.hpp"
 
 namespace mkb {
 namespace {
 
-struct outcome {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-outcome run_mkb(const testing::temp_dir &dir, const std::vector<std::string> &arguments) {
-  auto quoted = [](const std::string &s) { return "'" + s + "'"; }; // test paths hold no quotes
-  std::string command = quoted((testing::test_binary_dir() / "mkb").string());
-  for (const std::string &a : arguments) command += " " + quoted(a);
-  auto out = dir.path() / "stdout", err = dir.path() / "stderr";
-  int status = std::system((command + " >" + quoted(out.string()) + " 2>" + quoted(err.string())).c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
-}
+using outcome = testing::mkb_outcome;
+using testing::run_mkb;
 
 std::string write_ledger(const testing::temp_dir &dir, int trials, const std::string &skill = "a skill") {
   auto path = dir.path() / "run.ledger";

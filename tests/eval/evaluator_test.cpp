@@ -9,6 +9,7 @@
 
 #include "spec/suite.hpp"
 #include "support/paths.hpp"
+#include "support/stored_solutions.hpp"
 
 namespace mkb {
 namespace {
@@ -26,7 +27,7 @@ protected:
     return e.evaluate(routing(), *find_dsl("cuda"), source);
   }
   static const problem &routing() { return *problems_->find("topk_softmax_routing_mixtral_8x7b_bf16"); }
-  static std::string solution() { return *routing().solution_for("cuda"); }
+  static std::string solution() { return testing::stored_solution_source(routing(), "cuda"); }
   static suite *problems_;
 };
 

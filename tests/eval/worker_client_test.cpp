@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "support/captured_stdio.hpp"
 #include "support/paths.hpp"
+#include "support/stored_solutions.hpp"
 #include "dsl/dsl.hpp"
 #include "spec/suite.hpp"
 #include "wire/channel.hpp"
@@ -21,7 +22,7 @@ std::vector<uint8_t> evaluate_request(worker_client &worker, const std::string &
   static const suite problems = suite::load(std::nullopt);
   const problem &p = *problems.find("topk_softmax_routing_mixtral_8x7b_bf16");
   const dsl &cuda = *find_dsl("cuda");
-  std::string source = *p.solution_for("cuda") + "\n// mkb-double: " + directive + "\n";
+  std::string source = testing::stored_solution_source(p, "cuda") + "\n// mkb-double: " + directive + "\n";
   prepared_submission sub = cuda.prepare(source, p, plan_role::submission);
   prepared_submission base = cuda.prepare(p.baseline_source, p, plan_role::baseline);
   prepared_submission anchor = cuda.prepare(p.anchor_source, p, plan_role::anchor);

@@ -12,6 +12,7 @@
 #include "spec/suite.hpp"
 #include "support/gpu_presence.hpp"
 #include "support/paths.hpp"
+#include "support/stored_solutions.hpp"
 
 namespace mkb {
 namespace {
@@ -70,12 +71,12 @@ constexpr const char *routing = "topk_softmax_routing_mixtral_8x7b_bf16";
 TEST_F(EvaluationGpu, EverySolutionPassesAndBeatsTheBaselineWhereDeclared) {
   for (const problem &p : problems_->problems()) {
     ASSERT_NE(p.solution_for("cuda"), nullptr) << p.id;
-    for (const auto &[dsl_name, solution, beats_baseline] : p.solutions) {
+    for (const auto &[dsl_name, file, beats_baseline] : p.solutions) {
       if (std::string why = unusable(dsl_name); !why.empty()) {
         std::printf("---- %s in %s: SKIPPED, %s\n", p.id.c_str(), dsl_name.c_str(), why.c_str());
         continue;
       }
-      evaluation_report r = evaluate(p.id, solution, dsl_name);
+      evaluation_report r = evaluate(p.id, testing::stored_solution_source(p, dsl_name), dsl_name);
       EXPECT_EQ(r.verdict, MKB_VERDICT_PASSED) << p.id << " in " << dsl_name << ": " << r.message;
       std::printf("---- %s in %s: %s, %.2f us vs baseline %.2f us (%.2fx)\n", p.id.c_str(), dsl_name.c_str(),
                   verdict_name(r.verdict), r.time_us, r.baseline_us, r.speedup);
@@ -106,7 +107,7 @@ TEST_P(HostileGpu, GetsItsVerdictAndTheNextEvaluationWorks) {
   EXPECT_TRUE(r.counted);
   EXPECT_NE(r.detail.find(c.detail), std::string::npos) << r.detail;
   // The host survived; the (possibly replaced) worker evaluates the next submission normally.
-  evaluation_report next = evaluate(routing, *problems_->find(routing)->solution_for("cuda"));
+  evaluation_report next = evaluate(routing, testing::stored_solution_source(*problems_->find(routing), "cuda"));
   EXPECT_EQ(next.verdict, MKB_VERDICT_PASSED) << next.message;
 }
 
@@ -179,7 +180,7 @@ TEST_F(EvaluationGpu, TiesMustBreakTowardTheLowerExpert) {
 }
 
 TEST_F(EvaluationGpu, LaunchShapeBeyondTheKernelIsALaunchError) {
-  std::string source = *problems_->find(rmsnorm)->solution_for("cuda");
+  std::string source = testing::stored_solution_source(*problems_->find(rmsnorm), "cuda");
   source.replace(source.find("block(512)"), 10, "block(1024)"); // __launch_bounds__(512)
   evaluation_report r = evaluate(rmsnorm, source);
   EXPECT_EQ(r.verdict, MKB_VERDICT_LAUNCH_ERROR) << r.message;
@@ -187,7 +188,7 @@ TEST_F(EvaluationGpu, LaunchShapeBeyondTheKernelIsALaunchError) {
 }
 
 TEST_F(EvaluationGpu, TooMuchScratchIsOutOfMemory) {
-  std::string source = *problems_->find(routing)->solution_for("cuda");
+  std::string source = testing::stored_solution_source(*problems_->find(routing), "cuda");
   source.replace(source.find("/* mkb:plan\n"), 12, "/* mkb:plan\nscratch hoard fp32[50 * 1024 * 1024 * 1024]\n");
   evaluation_report r = evaluate(routing, source);
   EXPECT_EQ(r.verdict, MKB_VERDICT_OUT_OF_MEMORY) << r.message;

@@ -9,6 +9,7 @@
 #include "protocol/session.hpp"
 #include "support/gpu_presence.hpp"
 #include "support/paths.hpp"
+#include "support/stored_solutions.hpp"
 #include "support/temp_dir.hpp"
 
 namespace mkb {
@@ -17,7 +18,7 @@ namespace {
 // What each arm submits: the suite's fast solution, a slower correct kernel, or a wrong one.
 std::string scripted_source(const task &t) {
   std::string hostile = testing::source_dir() + "/tests/gpu/hostile/";
-  const std::string &fast = *t.target().solution_for("cuda");
+  const std::string fast = testing::stored_solution_source(t.target(), "cuda");
   if (t.key().problem == "fused_add_rmsnorm_h4096_llama31_8b_bf16")
     return t.key().arm == MKB_ARM_SOLO_A || t.key().arm == MKB_ARM_B2A_SKILL ? read_file(hostile + "correct_simple.cu") : fast;
   return t.key().arm == MKB_ARM_SOLO_B ? read_file(hostile + "routing_wrong_tie_break.cu") : fast;
@@ -86,9 +87,8 @@ TEST(ProtocolGpu, FourArmsWithTheOriginalPair) {
     auto tasks = s.next_tasks(std::chrono::milliseconds(100), 4, &done);
     if (done) break;
     for (auto &t : tasks) {
-      const std::string *source = t->target().solution_for(t->key().dsl);
-      ASSERT_NE(source, nullptr) << t->id();
-      evaluation_report r = t->submit(*source);
+      ASSERT_NE(t->target().solution_for(t->key().dsl), nullptr) << t->id();
+      evaluation_report r = t->submit(testing::stored_solution_source(t->target(), t->key().dsl));
       std::printf("%s: %s", t->id().c_str(), r.message.c_str());
       EXPECT_EQ(r.verdict, MKB_VERDICT_PASSED) << t->id();
       if (t->key().arm <= MKB_ARM_SOLO_B) t->submit_skill("Fuse everything into one pass; rows fit in registers.");

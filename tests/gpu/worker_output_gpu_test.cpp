@@ -12,6 +12,7 @@
 #include "support/captured_stdio.hpp"
 #include "support/gpu_presence.hpp"
 #include "support/paths.hpp"
+#include "support/stored_solutions.hpp"
 
 namespace mkb {
 namespace {
@@ -21,7 +22,7 @@ TEST(WorkerOutputGpu, DevicePrintfGoesToTheReportNotToTheCaller) {
   suite problems = suite::load(std::nullopt);
   const problem &p = *problems.find("fused_add_rmsnorm_h4096_llama31_8b_bf16");
   // The suite's solution, printing from every thread of its first eight blocks on every launch.
-  std::string source = *p.solution_for("cuda");
+  std::string source = testing::stored_solution_source(p, "cuda");
   size_t body = source.find("float eps) {");
   ASSERT_NE(body, std::string::npos);
   source.insert(body + 12, "\n  if (blockIdx.x < 8) printf(\"mkb-device-printf block %d thread %d\\n\", (int)blockIdx.x, (int)threadIdx.x);\n");

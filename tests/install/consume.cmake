@@ -12,12 +12,15 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-foreach(path include/mkb.h bin/mkb libexec/mkb-worker lib/cmake/mkb/mkbConfig.cmake lib/pkgconfig/mkb.pc)
+# The suite's files are data beside the programs (libmkb embeds no stored solution nor cross-check).
+set(routing share/mkb/problems/moe/topk_softmax_routing_mixtral_8x7b_bf16)
+foreach(path include/mkb.h bin/mkb libexec/mkb-worker lib/cmake/mkb/mkbConfig.cmake lib/pkgconfig/mkb.pc
+        ${routing}/spec.json ${routing}/solutions/cuda.cu ${routing}/reference.py)
   if(NOT EXISTS ${prefix}/${path})
     message(FATAL_ERROR "the install lacks ${path}")
   endif()
 endforeach()
-set(solution ${SOURCE_DIR}/../../problems/moe/topk_softmax_routing_mixtral_8x7b_bf16/solutions/cuda.cu)
+set(solution ${prefix}/${routing}/solutions/cuda.cu)
 
 # find_package(mkb)
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/consumer -B ${WORK_DIR}/cmake-build -DCMAKE_PREFIX_PATH=${prefix})

@@ -139,19 +139,37 @@ TEST(Problem, MissingFileIsNamed) {
   }
 }
 
-TEST(Problem, SolutionsAreReadWithWhetherTheyBeatTheBaseline) {
+// Solutions are declared, never read: a session has no use for them, and what it loads an agent can
+// read (the files stay on disk, spec/suite_data.hpp).
+TEST(Problem, SolutionsAreDeclaredWithWhetherTheyBeatTheBaselineAndNotRead) {
   temp_dir dir;
   std::string spec = tiny_spec();
   spec.insert(spec.rfind('}'), R"(, "solutions": [ { "dsl": "cuda", "file": "solutions/cuda.cu" },
       { "dsl": "tirx", "file": "solutions/tirx.py", "beats_baseline": false } ])");
-  write_problem(dir, "test", "tiny", spec, {{"solutions/cuda.cu", "// fast\n"}, {"solutions/tirx.py", "# slow\n"}});
+  write_problem(dir, "test", "tiny", spec); // no solution files: loading must not need them
   problem p = load_problem(directory_source(dir.path()), "test/tiny");
   ASSERT_EQ(p.solutions.size(), 2u);
-  EXPECT_EQ(p.solutions[0].source, "// fast\n");
+  EXPECT_EQ(p.solutions[0].dsl, "cuda");
+  EXPECT_EQ(p.solutions[0].file, "solutions/cuda.cu");
   EXPECT_TRUE(p.solutions[0].beats_baseline);
-  EXPECT_EQ(p.solutions[1].dsl, "tirx");
   EXPECT_FALSE(p.solutions[1].beats_baseline);
-  EXPECT_EQ(*p.solution_for("tirx"), "# slow\n");
+  ASSERT_NE(p.solution_for("tirx"), nullptr);
+  EXPECT_EQ(p.solution_for("tirx")->file, "solutions/tirx.py");
+  EXPECT_EQ(p.solution_for("triton"), nullptr);
+}
+
+TEST(Problem, SolutionDeclarationsAreChecked) {
+  auto with = [](const std::string &solutions) {
+    std::string spec = tiny_spec();
+    return spec.insert(spec.rfind('}'), R"(, "solutions": )" + solutions);
+  };
+  std::string outside = spec_error(with(R"([ { "dsl": "cuda", "file": "../other/cuda.cu" } ])"));
+  EXPECT_NE(outside.find("solutions[0].file: '../other/cuda.cu' must be a file inside the problem folder"), std::string::npos)
+      << outside;
+  std::string twice = spec_error(with(R"([ { "dsl": "cuda", "file": "a.cu" }, { "dsl": "cuda", "file": "b.cu" } ])"));
+  EXPECT_NE(twice.find("solutions[1].dsl: 'cuda' has a solution already"), std::string::npos) << twice;
+  std::string unnamed = spec_error(with(R"([ { "dsl": "", "file": "a.cu" } ])"));
+  EXPECT_NE(unnamed.find("solutions[0].dsl: must not be empty"), std::string::npos) << unnamed;
 }
 
 TEST(Suite, BuiltInSuiteHoldsTheProblemsOfThisRepository) {

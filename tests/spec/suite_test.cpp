@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/embedded_files.hpp"
 #include "core/error.hpp"
 #include "support/temp_dir.hpp"
 
@@ -75,6 +76,26 @@ TEST_F(SuiteSelection, WhatMatchesNothingIsNamed) {
   std::tie(status, text) = failure({"routing_a"}, {"norm"});
   EXPECT_EQ(status, MKB_ERR_CONFIG) << "each matches, but no problem is in both";
   EXPECT_NE(text.find("routing_a"), std::string::npos) << text;
+}
+
+// libmkb embeds what grading needs and nothing an agent could copy: no stored solution, no PyTorch
+// cross-check (tests/api/solutions_absent.cmake checks the library file's bytes).
+TEST(BuiltInSuite, EmbedsTheGradingFilesAndNoSolutionNorCrossCheck) {
+  suite s = suite::load(std::nullopt);
+  std::span<const embedded_file> files = embedded::builtin_suite();
+  size_t declared = 0;
+  for (const problem &p : s.problems()) {
+    EXPECT_FALSE(p.baseline_source.empty() || p.anchor_source.empty() || p.reference.empty()) << p.id;
+    for (const stored_solution &solution : p.solutions) {
+      ++declared;
+      EXPECT_EQ(find_embedded(files, p.folder + "/" + solution.file), nullptr) << p.folder << "/" << solution.file;
+    }
+  }
+  EXPECT_GE(declared, s.problems().size()) << "every problem declares a solution";
+  for (const embedded_file &file : files) {
+    EXPECT_EQ(file.path.find("/solutions/"), std::string_view::npos) << file.path;
+    EXPECT_FALSE(file.path.ends_with("/reference.py")) << file.path;
+  }
 }
 
 } // namespace

@@ -12,6 +12,7 @@
 #include "protocol/session.hpp"
 #include "spec/problem.hpp"
 #include "support/paths.hpp"
+#include "support/stored_solutions.hpp"
 #include "support/temp_dir.hpp"
 
 namespace mkb::testing {
@@ -37,7 +38,7 @@ inline constexpr const char *double_gpu = "GPU-00000000-0000-0000-0000-000000000
 
 // A kernel for the task's problem whose time the double reports as `time_us` (baseline 100 us).
 inline std::string kernel(const task &t, double time_us, const std::string &more = "") {
-  return *t.target().solution_for("cuda") + fmt::format("\n// mkb-double: time_us={} baseline_us=100 {}\n", time_us, more);
+  return stored_solution_source(t.target(), "cuda") + fmt::format("\n// mkb-double: time_us={} baseline_us=100 {}\n", time_us, more);
 }
 
 // The scripted agent: one submission whose time depends on problem and arm, a skill in SOLO_A only.
