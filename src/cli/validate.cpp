@@ -100,6 +100,13 @@ problem_outcome validate_problem(session &s, const problem &p, const suite_data 
   if (p.solutions.empty()) out.failures.push_back("no solution");
   if (std::none_of(p.solutions.begin(), p.solutions.end(), [](const stored_solution &declared) { return declared.beats_baseline; }))
     out.failures.push_back("no solution is declared to beat the baseline");
+  try {
+    if (!p.solutions.empty()) data.problem_folder(p);
+  } catch (const error &e) { // once for the problem rather than once per solution
+    fmt::print("  {}\n", e.what());
+    out.failures.push_back("its stored solutions are not found");
+    return out;
+  }
   bool audited = false;
   for (const stored_solution &solution : p.solutions) {
     const auto &[dsl_name, file, beats_baseline] = solution;

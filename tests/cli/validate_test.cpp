@@ -38,6 +38,7 @@ TEST(ValidateCli, TheBuiltInSuiteTriesOnlyTheFolderTheEnvironmentNames) {
       << r.out;
   EXPECT_NE(r.out.find(elsewhere.path().string() + ": no moe/" + routing + "/spec.json"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--suite DIR or MKB_SUITE_DATA_DIR"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAILED: its stored solutions are not found"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find(std::string(MKB_TEST_SOURCE_DIR) + "/problems"), std::string::npos) << "only that folder is tried: " << r.out;
 }
 
