@@ -276,9 +276,12 @@ def answer(request):
             return failure(COMPILE, str(e))
         except BaseException:  # the submission's own raise, exit() included, counts as its compile error
             trace = traceback.format_exc()
-            # The submission's own frames are the useful part: keep from the first one on.
+            # The submission's own frames are the useful part: keep from the first one on. Without
+            # one (the DSL's compiler found the error), its message says where, in the submission.
             start = trace.find('File "' + os.path.abspath("submission.py"))
-            return failure(COMPILE, (trace[start:] if start >= 0 else trace)[-6000:] + captured.getvalue()[-2000:])
+            if start < 0:
+                trace = "".join(traceback.format_exception_only(*sys.exc_info()[:2]))
+            return failure(COMPILE, trace[max(start, 0):][-6000:] + captured.getvalue()[-2000:])
 
 
 def main():
