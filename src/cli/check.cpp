@@ -18,9 +18,11 @@ namespace mkb::cli {
 int run_check(int argc, char **argv) {
   arguments a;
   try {
-    a = parse_arguments(argc, argv, 2, {"problem", "dsl", "suite", "gpus", "gpu-lock-dir"}, {"json", "compile-only", "no-sandbox"});
+    a = parse_arguments(argc, argv, 2, {"problem", "dsl", "suite", "gpus", "gpu-lock-dir", "target-arch"},
+                        {"json", "compile-only", "no-sandbox"});
     if (!a.get("problem") || !a.get("dsl") || a.positional.size() != 1)
-      throw std::invalid_argument("usage: mkb check --problem ID --dsl DSL FILE [--json] [--suite DIR] [--gpus LIST] [--compile-only] [--no-sandbox]");
+      throw std::invalid_argument("usage: mkb check --problem ID --dsl DSL FILE [--json] [--suite DIR] [--gpus LIST] "
+                                  "[--compile-only [--target-arch ARCH]] [--no-sandbox]");
   } catch (const std::exception &e) {
     fmt::print(stderr, "mkb check: {}\n", e.what());
     return exit_usage;
@@ -30,9 +32,12 @@ int run_check(int argc, char **argv) {
     fmt::print(stderr, "mkb check: cannot read '{}'\n", a.positional[0]);
     return exit_usage;
   }
-  session_arguments options(a);
+  session_arguments session_options(a);
+  mkb_open_options options = *session_options.options();
+  std::string target_arch = a.get("target-arch").value_or(""); // compile-only: what to compile for
+  if (a.get("target-arch")) options.target_arch = target_arch.c_str();
   mkb_session *session = nullptr;
-  if (mkb_status s = mkb_open(options.options(), &session); s != MKB_OK) {
+  if (mkb_status s = mkb_open(&options, &session); s != MKB_OK) {
     fmt::print(stderr, "mkb check: {}: {}\n", mkb_status_name(s), mkb_session_errmsg(session));
     mkb_close(session);
     return s == MKB_ERR_WORKER ? exit_environment : exit_usage;

@@ -46,39 +46,48 @@ int run_doctor(int argc, char **argv) {
   bool compiler_ok = false, gpu_ok = false;
   fmt::print("libmkb       {} (ABI {}, libmkb.so.{})\n", mkb_version(), mkb_abi_version(), MKB_ABI_VERSION);
 
-  compile_output trial = compile_cuda(trial_kernel, "doctor.cu", "sm_90a");
-  if (trial.ok) {
-    auto entries = ptx_entry_parameters(trial.ptx);
-    compiler_ok = entries.count("mkb_doctor_scale") && entries["mkb_doctor_scale"].size() == 4;
-    fmt::print("NVRTC        {}: trial compile for sm_90a {}: PTX {} bytes, cubin {} bytes, {:.0f} ms\n", nvrtc_version(),
-               compiler_ok ? "ok" : "produced unexpected PTX", trial.ptx.size(), trial.cubin.size(), trial.milliseconds);
-  } else {
-    fmt::print("NVRTC        {}: trial compile FAILED:\n{}\n", nvrtc_version(), trial.log);
-  }
-  fmt::print("CUDA headers {}\n", cuda_include_dir());
-  fmt::print("cache        {}\n", default_cache_dir().string());
-
+  // The trial compile targets the first GPU, or without one what compile-only sessions target.
+  std::string arch = environment("MKB_TARGET_ARCH").value_or(default_target_arch);
   std::string worker_path;
+  std::string worker_lines;
   try {
     worker_path = find_worker_executable("");
-    fmt::print("worker       {}\n", worker_path);
+    worker_lines = fmt::format("worker       {}\n", worker_path);
     worker_client worker(worker_path, 0);
     worker_status status = worker.ping(std::chrono::seconds(60));
     if (!status.driver_loaded) {
-      fmt::print("CUDA driver  not usable: {}\n", status.driver_error);
+      worker_lines += fmt::format("CUDA driver  not usable: {}\n", status.driver_error);
     } else {
-      fmt::print("CUDA driver  loaded: supports CUDA {}.{}\n", status.driver_version / 1000, status.driver_version % 1000 / 10);
-      if (status.devices.empty()) fmt::print("GPUs         none visible\n");
+      worker_lines += fmt::format("CUDA driver  loaded: supports CUDA {}.{}\n", status.driver_version / 1000,
+                                 status.driver_version % 1000 / 10);
+      if (status.devices.empty()) worker_lines += "GPUs         none visible\n";
       for (const wire::device_info &d : status.devices) {
-        fmt::print("GPU {}        {}: compute capability {}.{}, {:.1f} GiB, {} SMs, L2 {:.1f} MiB, SM clock {} MHz, {}\n",
-                   d.ordinal, d.name, d.major, d.minor, d.memory_bytes / double(1ull << 30), d.sm_count,
-                   d.l2_bytes / double(1 << 20), d.sm_clock_khz / 1000, arch_for_compute_capability(d.major, d.minor));
+        std::string device_arch = arch_for_compute_capability(d.major, d.minor);
+        if (!gpu_ok) arch = device_arch;
+        worker_lines += fmt::format("GPU {}        {}: compute capability {}.{}, {:.1f} GiB, {} SMs, L2 {:.1f} MiB, SM clock {} "
+                                   "MHz, {}\n",
+                                   d.ordinal, d.name, d.major, d.minor, d.memory_bytes / double(1ull << 30), d.sm_count,
+                                   d.l2_bytes / double(1 << 20), d.sm_clock_khz / 1000, device_arch);
         gpu_ok = true;
       }
     }
   } catch (const error &e) {
-    fmt::print("worker       FAILED: {}\n", e.what());
+    worker_lines += fmt::format("worker       FAILED: {}\n", e.what());
   }
+
+  if (std::string problem = target_arch_problem(arch); !problem.empty()) {
+    fmt::print("NVRTC        {}: {}\n", nvrtc_version(), problem);
+  } else if (compile_output trial = compile_cuda(trial_kernel, "doctor.cu", arch); trial.ok) {
+    auto entries = ptx_entry_parameters(trial.ptx);
+    compiler_ok = entries.count("mkb_doctor_scale") && entries["mkb_doctor_scale"].size() == 4;
+    fmt::print("NVRTC        {}: trial compile for {} {}: PTX {} bytes, cubin {} bytes, {:.0f} ms\n", nvrtc_version(), arch,
+               compiler_ok ? "ok" : "produced unexpected PTX", trial.ptx.size(), trial.cubin.size(), trial.milliseconds);
+  } else {
+    fmt::print("NVRTC        {}: trial compile for {} FAILED:\n{}\n", nvrtc_version(), arch, trial.log);
+  }
+  fmt::print("CUDA headers {}\n", cuda_include_dir());
+  fmt::print("cache        {}\n", default_cache_dir().string());
+  fmt::print("{}", worker_lines);
 
   frontend_environment env;
   if (auto python = environment("MKB_PYTHON")) env.python = *python;

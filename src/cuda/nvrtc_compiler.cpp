@@ -1,8 +1,10 @@
 #include "cuda/nvrtc_compiler.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -87,6 +89,28 @@ std::string arch_for_compute_capability(int major, int minor) {
   // Hopper and Blackwell datacenter parts have arch-specific features behind the 'a' suffix.
   bool has_specific = (major == 9 && minor == 0) || (major == 10 && (minor == 0 || minor == 3)) || major == 12;
   return fmt::format("sm_{}{}{}", major, minor, has_specific ? "a" : "");
+}
+
+std::string target_arch_problem(const std::string &arch) {
+  std::string digits = arch.starts_with("sm_") ? arch.substr(3) : "";
+  bool specific = digits.ends_with('a');
+  if (specific) digits.pop_back();
+  if (digits.size() < 2 || digits.size() > 3 || digits.find_first_not_of("0123456789") != std::string::npos)
+    return fmt::format("'{}' is not an architecture: expected sm_<compute capability>[a], such as sm_90a or sm_100a", arch);
+  int major = std::stoi(digits.substr(0, digits.size() - 1)), minor = digits.back() - '0';
+  if (specific && arch_for_compute_capability(major, minor) != arch)
+    return fmt::format("{}.{} has no arch-specific variant: use sm_{}", major, minor, digits);
+  int count = 0;
+  std::vector<int> known;
+  if (nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
+    known.resize(static_cast<size_t>(count));
+    if (nvrtcGetSupportedArchs(known.data()) != NVRTC_SUCCESS) known.clear();
+  }
+  if (std::find(known.begin(), known.end(), std::stoi(digits)) != known.end()) return {};
+  std::vector<std::string> names;
+  for (int k : known) names.push_back(fmt::format("sm_{}", k));
+  return fmt::format("NVRTC {} cannot compile for {}; it knows {}", nvrtc_version(), arch,
+                     names.empty() ? std::string("no architecture") : fmt::format("{}", fmt::join(names, ", ")));
 }
 
 compile_output compile_cuda(std::string_view source, const std::string &name, const std::string &arch,

@@ -39,4 +39,11 @@ compile_output compile_cuda(std::string_view source, const std::string &name, co
 // "sm_90a" for compute capability 9.0: the arch-specific variant where one exists (wgmma, setmaxnreg).
 std::string arch_for_compute_capability(int major, int minor);
 
+// What compile-only sessions compile for unless configured otherwise (mkb_open_options.target_arch).
+inline constexpr const char *default_target_arch = "sm_90a";
+
+// Empty when `arch` is "sm_<digits>[a]" and this NVRTC compiles for it; otherwise what is wrong, with
+// the architectures it knows.
+std::string target_arch_problem(const std::string &arch);
+
 } // namespace mkb

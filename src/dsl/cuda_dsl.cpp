@@ -24,9 +24,10 @@ public:
   std::string notes() const override {
     const embedded_file *notes = find_embedded(embedded::resources(), "dsl/cuda_notes.md");
     const embedded_file *cute = find_embedded(embedded::resources(), "dsl/cute_notes.md");
-    return fmt::format("{}{}\nCompiler: NVRTC {}; options (fixed): {}{}\n", with_cutlass_ && cute ? cute->data : "",
-                       notes ? notes->data : "", nvrtc_version(), fmt::join(locked_compile_options("sm_90a"), " "),
-                       with_cutlass_ ? " -I<CUTLASS include>" : "");
+    return fmt::format("{}{}\nCompiler: NVRTC {}; options (fixed): {}{}\n<arch> is the architecture of the GPU that "
+                       "runs the submission: sm_90a on H100 and H200, sm_100a on B200.\n",
+                       with_cutlass_ && cute ? cute->data : "", notes ? notes->data : "", nvrtc_version(),
+                       fmt::join(locked_compile_options("<arch>"), " "), with_cutlass_ ? " -I<CUTLASS include>" : "");
   }
 
   bool usable(const frontend_environment &env, std::string *why) const override {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/nvrtc_compiler.hpp"
 #include "plan/launch_plan.hpp"
 #include "wire/codec.hpp"
 
@@ -19,8 +20,18 @@ struct prepared_submission {
   resolved_plan plan;
 };
 
-// A submission the frontend cannot turn into code and plan: refused before evaluation, not counted.
+// A submission that cannot enter evaluation: a launch plan or Python source that does not parse, or a
+// frontend that cannot work here (no interpreter, no sandbox, its answer unreadable). Refused, not
+// counted (docs/CONTRACT.md, "Verdicts and what counts").
 class submission_error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// A submission that entered evaluation and does not compile in its DSL: its Python raised while
+// importing or tracing, the DSL's compiler rejected it, it took too long to compile, or its plan does
+// not fit what was compiled. A counted compile_error, as an NVRTC error is; what() is the log.
+class compile_failure : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
 };
@@ -33,6 +44,8 @@ struct frontend_environment {
   std::chrono::seconds time_limit{120}; // for one frontend run, as for one compilation
   std::string cache_dir;              // where answers are remembered (the compile cache's folder); empty: nowhere
   bool sandbox = true;                // run them confined (dsl/sandbox.hpp); false: MKB_OPEN_NO_SANDBOX
+  std::string arch = default_target_arch; // what to compile for: the evaluating GPU's ("sm_100a"), set
+                                          // by the evaluator for each evaluation
 };
 
 class dsl {
@@ -44,8 +57,9 @@ public:
   virtual std::string notes() const = 0;
   // Whether the toolchain works here, and if not, why (with the versions found).
   virtual bool usable(const frontend_environment &env, std::string *why) const = 0;
-  // Throws submission_error naming what is wrong (with the line where there is one). Python DSLs run
-  // the submission's own code in a child process under env.time_limit.
+  // Throws submission_error (refused) or compile_failure (counted) naming what is wrong, with the line
+  // where there is one. Python DSLs run the submission's own code in a child process under
+  // env.time_limit and compile it for env.arch.
   virtual prepared_submission prepare(std::string_view source, const problem &p, plan_role role,
                                       const frontend_environment &env) const = 0;
 

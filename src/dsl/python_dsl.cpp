@@ -56,7 +56,7 @@ public:
       }
       if (why) *why = fmt::format("{} with {}", found, env.python);
       return true;
-    } catch (const submission_error &e) {
+    } catch (const std::runtime_error &e) { // submission_error, or compile_failure when it took too long
       if (why) *why = e.what();
       return false;
     }
@@ -70,12 +70,19 @@ public:
     } catch (const plan_error &e) {
       throw submission_error(fmt::format("launch plan, line {}: {}", e.line(), e.what()));
     }
-    frontend_answer answer = run_python_frontend_cached(env, facts_.pinned, request_for(source, p, plan));
+    frontend_answer answer = run_python_frontend_cached(env, facts_.pinned, request_for(source, p, plan, env.arch));
     const frontend::Response *r = answer.response();
     if (r->error()) {
-      std::string message = fmt::format("{} could not compile the submission:\n{}", facts_.name, r->error()->str());
+      std::string message = r->error()->str();
       if (!answer.output.empty()) message += "\nThe frontend's output:\n" + last_bytes_of(answer.output, 4096);
-      throw submission_error(message);
+      switch (r->error_kind()) {
+      case frontend::ErrorKind::syntax:
+        throw submission_error("the submission is not valid Python:\n" + message);
+      case frontend::ErrorKind::infrastructure:
+        throw submission_error(fmt::format("infrastructure failure: {} cannot compile here: {}", facts_.name, message));
+      default:
+        throw compile_failure(fmt::format("{} could not compile the submission:\n{}", facts_.name, message));
+      }
     }
 
     prepared_submission out;
@@ -94,12 +101,12 @@ public:
       for (const frontend::Entry *e : *r->entries()) entries[e->name()->str()] = e;
     for (resolved_launch &l : plan.launches) {
       auto it = entries.find(l.entry);
-      if (it == entries.end()) throw submission_error(fmt::format("the {} frontend compiled no '{}'", facts_.name, l.entry));
+      if (it == entries.end()) throw compile_failure(fmt::format("the {} frontend compiled no '{}'", facts_.name, l.entry));
       const frontend::Entry *e = it->second;
       if (e->block() && e->block()->size() == 3) {
         std::array<uint32_t, 3> block{e->block()->Get(0), e->block()->Get(1), e->block()->Get(2)};
         if (block != l.block)
-          throw submission_error(fmt::format("launch plan, line {}: '{}' was compiled for block({}, {}, {}), but the "
+          throw compile_failure(fmt::format("launch plan, line {}: '{}' was compiled for block({}, {}, {}), but the "
                                              "plan launches block({}, {}, {})",
                                              l.line, l.entry, block[0], block[1], block[2], l.block[0], l.block[1], l.block[2]));
       }
@@ -108,17 +115,17 @@ public:
         std::vector<bool> used(l.args.size(), false);
         for (int index : *order) {
           if (index < 0 || static_cast<size_t>(index) >= l.args.size() || used[static_cast<size_t>(index)])
-            throw submission_error(fmt::format("the {} frontend gave a bad parameter order for '{}'", facts_.name, l.entry));
+            throw compile_failure(fmt::format("the {} frontend gave a bad parameter order for '{}'", facts_.name, l.entry));
           used[static_cast<size_t>(index)] = true;
           reordered.push_back(l.args[static_cast<size_t>(index)]);
         }
         if (reordered.size() != l.args.size())
-          throw submission_error(fmt::format("the {} frontend gave a bad parameter order for '{}'", facts_.name, l.entry));
+          throw compile_failure(fmt::format("the {} frontend gave a bad parameter order for '{}'", facts_.name, l.entry));
         l.args = std::move(reordered);
       }
       if (e->shared_bytes() > static_cast<int>(l.shared_bytes)) l.shared_bytes = static_cast<uint32_t>(e->shared_bytes());
       if (e->extra_u64_args() < 0 || e->extra_u64_args() > 8)
-        throw submission_error(fmt::format("the {} frontend reported {} appended parameters for '{}'", facts_.name,
+        throw compile_failure(fmt::format("the {} frontend reported {} appended parameters for '{}'", facts_.name,
                                            e->extra_u64_args(), l.entry));
       for (int i = 0; i < e->extra_u64_args(); ++i) l.args.push_back({arg_kind::u64, "", 0, 0, "0 (compiler's scratch)"});
       l.entry = e->entry()->str();
@@ -136,14 +143,15 @@ private:
 
   // The kernels the plan launches, each with its parameters' kinds and pointer dtypes and its first
   // launch's shape (CuTe DSL compiles the launch itself).
-  std::string request_for(std::string_view source, const problem &p, const resolved_plan &plan) const {
+  std::string request_for(std::string_view source, const problem &p, const resolved_plan &plan,
+                          const std::string &arch) const {
     std::map<std::string, dtype> buffer_types;
     for (const tensor_spec &t : p.inputs) buffer_types[t.name] = t.type;
     for (const tensor_spec &t : p.outputs) buffer_types[t.name] = t.type;
     for (const resolved_scratch &s : plan.scratch) buffer_types[s.name] = s.type;
 
     json_writer w;
-    w.begin_object().field("dsl", facts_.name).field("arch", "sm_90a").field("source", source);
+    w.begin_object().field("dsl", facts_.name).field("arch", arch).field("source", source);
     w.key("kernels").begin_array();
     std::map<std::string, std::string> signatures; // a kernel must be launched with one signature
     for (const resolved_launch &l : plan.launches) {
@@ -162,7 +170,7 @@ private:
       auto [it, fresh] = signatures.emplace(l.entry, signature);
       if (!fresh) {
         if (it->second != signature)
-          throw submission_error(fmt::format("launch plan, line {}: '{}' is launched again with other argument types; "
+          throw compile_failure(fmt::format("launch plan, line {}: '{}' is launched again with other argument types; "
                                              "each kernel takes one signature",
                                              l.line, l.entry));
         continue;

@@ -133,7 +133,7 @@ frontend_answer run_python_frontend(const frontend_environment &env, const std::
   auto with_output = [&child](std::string message) {
     std::string output = child.output()->take();
     if (!output.empty()) message += "\nThe frontend's output:\n" + last_bytes_of(output, max_output_in_message);
-    return submission_error(message);
+    return message;
   };
   auto deadline = std::chrono::steady_clock::now() + env.time_limit;
   std::optional<std::string> answer;
@@ -142,11 +142,12 @@ frontend_answer run_python_frontend(const frontend_environment &env, const std::
     answer = receive_all(child.socket(), deadline);
   } catch (const submission_error &e) {
     child.kill();
-    throw with_output(e.what());
+    throw submission_error(with_output(e.what()));
   }
   if (!answer) {
+    // As NVRTC's compile deadline: the submission's code runs and compiles there, so it is its time.
     child.kill();
-    throw with_output(fmt::format("the DSL frontend took longer than {} s and was stopped", env.time_limit.count()));
+    throw compile_failure(with_output(fmt::format("compiling took longer than {} s and was stopped", env.time_limit.count())));
   }
   if (answer->empty()) {
     // Give it a moment to end, so that how it ended can be told.
@@ -155,14 +156,14 @@ frontend_answer run_python_frontend(const frontend_environment &env, const std::
     while (!(ended = child.try_reap()) && std::chrono::steady_clock::now() < patience)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     std::string how = ended ? *ended : "did not end: " + child.kill();
-    throw with_output(fmt::format("the DSL frontend ({}) answered nothing: it {}", env.python, how));
+    throw submission_error(with_output(fmt::format("the DSL frontend ({}) answered nothing: it {}", env.python, how)));
   }
   // It has answered: whatever it left running goes now (in the sandbox, its whole process tree).
   child.kill();
   try {
     return {parse_answer(*answer), child.output()->take()};
   } catch (const submission_error &e) {
-    throw with_output(e.what());
+    throw submission_error(with_output(e.what()));
   }
 }
 
@@ -214,7 +215,7 @@ static std::optional<std::string> find_cutlass_include(const frontend_environmen
     std::string dir = r->path() ? r->path()->str() : "";
     if (holds_cute(dir)) return dir;
     if (why) *why = fmt::format("the nvidia-cutlass package's folder '{}' holds no cute/tensor.hpp", dir);
-  } catch (const submission_error &e) {
+  } catch (const std::runtime_error &e) { // submission_error, or compile_failure when it took too long
     if (why) *why = e.what();
   }
   return std::nullopt;

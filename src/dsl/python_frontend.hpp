@@ -23,8 +23,9 @@ struct frontend_answer {
 
 // Sends `request_json` and returns the answer. Runs in the sandbox (dsl/sandbox.hpp) unless
 // env.sandbox is false or MKB_NO_SANDBOX is set. Throws submission_error when the interpreter cannot
-// start, no sandbox is usable, the frontend dies, exceeds env.time_limit or answers something that
-// does not parse; the message ends with the frontend's last output.
+// start, no sandbox is usable, the frontend dies without answering or answers something that does
+// not parse, and compile_failure when it exceeds env.time_limit; the message ends with the frontend's
+// last output.
 frontend_answer run_python_frontend(const frontend_environment &env, const std::string &request_json);
 
 // The CUTLASS include folder for `cute`: env.cutlass_include, $MKB_CUTLASS_INCLUDE, then the

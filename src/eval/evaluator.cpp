@@ -14,14 +14,11 @@ namespace {
 
 constexpr int crash_retries = 1;
 
-// `infrastructure`: the harness failed, not the submission (a final evaluation is then tried again).
-evaluation_report refused(const problem &p, const dsl &d, std::string_view source, std::string detail,
-                          bool infrastructure, double gpu_wait_ms = 0) {
+// A report for a submission the worker never saw.
+evaluation_report unevaluated(const problem &p, const dsl &d, std::string_view source, int verdict, std::string detail) {
   evaluation_report r;
-  r.verdict = MKB_VERDICT_REFUSED;
-  r.counted = false;
-  r.infrastructure_failure = infrastructure;
-  r.result.gpu_wait_ms = gpu_wait_ms;
+  r.verdict = verdict;
+  r.counted = verdict != MKB_VERDICT_REFUSED;
   r.problem_id = p.id;
   r.dsl = d.name();
   r.source_bytes = source.size();
@@ -29,6 +26,28 @@ evaluation_report refused(const problem &p, const dsl &d, std::string_view sourc
   r.detail = std::move(detail);
   r.result.verdict = r.verdict;
   r.result.detail = r.detail;
+  return r;
+}
+
+// `infrastructure`: the harness failed, not the submission (a final evaluation is then tried again).
+evaluation_report refused(const problem &p, const dsl &d, std::string_view source, std::string detail,
+                          bool infrastructure, double gpu_wait_ms = 0) {
+  evaluation_report r = unevaluated(p, d, source, MKB_VERDICT_REFUSED, std::move(detail));
+  r.infrastructure_failure = infrastructure;
+  r.result.gpu_wait_ms = gpu_wait_ms;
+  complete_report(r, p);
+  return r;
+}
+
+// The DSL's frontend compiled the submission and it failed: counted, with the log where the worker
+// puts NVRTC's (the detail, and the submission's entry among the compiles).
+evaluation_report does_not_compile(const problem &p, const dsl &d, std::string_view source, std::string log,
+                                   double milliseconds) {
+  evaluation_report r = unevaluated(p, d, source, MKB_VERDICT_COMPILE_ERROR, log);
+  r.result.stage = "compile";
+  r.result.phases.compile_ms = milliseconds;
+  r.result.phases.total_ms = milliseconds;
+  r.result.compiles.push_back({"submission", false, milliseconds, std::move(log)});
   complete_report(r, p);
   return r;
 }
@@ -55,8 +74,8 @@ const evaluator::prepared_problem &evaluator::problem_code(const problem &p) {
 }
 
 std::vector<uint8_t> evaluator::build_request(const problem &p, const prepared_submission &submission,
-                                              const prepared_problem &own, uint64_t id, uint64_t seed,
-                                              bool audit) const {
+                                              const prepared_problem &own, const std::string &arch, uint64_t id,
+                                              uint64_t seed, bool audit) const {
   flatbuffers::FlatBufferBuilder b(1 << 16);
   wire::problem_instance instance = wire::instance_of(p);
   auto problem_offset = wire::encode(b, instance);
@@ -66,7 +85,7 @@ std::vector<uint8_t> evaluator::build_request(const problem &p, const prepared_s
   auto settings = wire::CreateEvaluateSettings(
       b, settings_.correctness_draws, settings_.warmup_draws, settings_.timed_draws, settings_.max_timed_draws,
       settings_.reverify_draws, settings_.target_rel_spread, true, settings_.compile_only,
-      static_cast<int>(settings_.launch_timeout.count()), b.CreateString(settings_.cache_dir), b.CreateString(""), audit,
+      static_cast<int>(settings_.launch_timeout.count()), b.CreateString(settings_.cache_dir), b.CreateString(arch), audit,
       b.CreateString(settings_.gpu_lock_dir), settings_.contention_retries);
   auto body = wire::CreateEvaluate(b, problem_offset, sub, base, anchor, settings, seed);
   return wire::finish_request(b, id, body);
@@ -82,11 +101,22 @@ evaluation_report evaluator::run(const problem &p, const dsl &d, std::string_vie
   if (source.empty()) return refused(p, d, source, "the submission is empty", false);
   if (source.size() > settings_.max_source_bytes)
     return refused(p, d, source, fmt::format("the submission is {} bytes; the limit is {}", source.size(), settings_.max_source_bytes), false);
-  prepared_submission submission;
+  // The code is compiled for the GPU that will run it; compile-only, for the configured target.
+  frontend_environment frontends = settings_.frontends;
   try {
-    submission = d.prepare(source, p, plan_role::submission, settings_.frontends);
+    frontends.arch = settings_.compile_only ? settings_.target_arch : workers_.gpu_arch();
+  } catch (const error &e) {
+    return refused(p, d, source, fmt::format("infrastructure failure: {}", e.what()), true);
+  }
+  prepared_submission submission;
+  auto preparing = std::chrono::steady_clock::now();
+  try {
+    submission = d.prepare(source, p, plan_role::submission, frontends);
   } catch (const submission_error &e) {
     return refused(p, d, source, e.what(), false);
+  } catch (const compile_failure &e) {
+    return does_not_compile(p, d, source, e.what(),
+                            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - preparing).count());
   }
   const prepared_problem &own = problem_code(p);
 
@@ -102,10 +132,11 @@ evaluation_report evaluator::run(const problem &p, const dsl &d, std::string_vie
   double pool_wait_ms = 0; // waiting for this session's worker of the GPU is waiting for the GPU too
   for (int attempt = 0;; ++attempt) {
     auto asked = std::chrono::steady_clock::now();
-    worker_pool::lease worker = workers_.acquire();
+    worker_pool::lease worker = workers_.acquire(settings_.compile_only ? "" : frontends.arch);
     if (!settings_.compile_only)
       pool_wait_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count();
-    std::vector<uint8_t> request = build_request(p, submission, own, worker->next_id(), os_random_u64(), audit);
+    std::vector<uint8_t> request =
+        build_request(p, submission, own, frontends.arch, worker->next_id(), os_random_u64(), audit);
     worker_reply reply;
     try {
       reply = worker->request(request, budget);

@@ -1,6 +1,7 @@
 // Evaluates one submission for one problem in one DSL: refuses what cannot enter evaluation
-// (oversized, empty, unparsable), prepares code and plan through the DSL's frontend, runs the
-// worker under stage deadlines, and turns what comes back into a report.
+// (oversized, empty, unparsable), prepares code and plan through the DSL's frontend for the
+// architecture of the GPU that will run it (a frontend's compile error is counted, as NVRTC's is),
+// runs the worker under stage deadlines, and turns what comes back into a report.
 #pragma once
 
 #include <chrono>
@@ -28,6 +29,8 @@ struct evaluation_settings {
   std::string gpu_lock_dir;                           // the host's GPU lock folder; empty: built-in
   int contention_retries = 2;                         // timings repeated while another process shares the GPU
   bool compile_only = false;
+  std::string target_arch = default_target_arch; // what compile-only evaluations compile for; the others
+                                                 // compile for the GPU of the worker that runs them
   std::string cache_dir;
   uint64_t max_source_bytes = 300000;
   frontend_environment frontends; // the Python DSLs' interpreter, CUTLASS's headers
@@ -51,7 +54,7 @@ private:
   };
   const prepared_problem &problem_code(const problem &p);
   std::vector<uint8_t> build_request(const problem &p, const prepared_submission &submission, const prepared_problem &own,
-                                     uint64_t id, uint64_t seed, bool audit) const;
+                                     const std::string &arch, uint64_t id, uint64_t seed, bool audit) const;
 
   worker_pool &workers_;
   evaluation_settings settings_;

@@ -1,5 +1,10 @@
 #include "eval/worker_pool.hpp"
 
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "cuda/nvrtc_compiler.hpp"
+
 namespace mkb {
 
 worker_pool::worker_pool(const std::string &executable, const std::vector<int> &devices) {
@@ -14,14 +19,20 @@ worker_pool::lease::~lease() {
     std::lock_guard lock(pool_->mutex_);
     pool_->idle_.push_back(client_);
   }
-  pool_->available_.notify_one();
+  // Every waiter looks: the one woken might want another architecture.
+  pool_->available_.notify_all();
 }
 
-worker_pool::lease worker_pool::acquire() {
+worker_pool::lease worker_pool::acquire(const std::string &arch) {
   std::unique_lock lock(mutex_);
-  available_.wait(lock, [&] { return !idle_.empty(); });
-  worker_client *client = idle_.back();
-  idle_.pop_back();
+  auto fits = [&](const worker_client *c) { return arch.empty() || arch_.at(c) == arch; };
+  std::vector<worker_client *>::reverse_iterator found;
+  available_.wait(lock, [&] {
+    found = std::find_if(idle_.rbegin(), idle_.rend(), fits);
+    return found != idle_.rend();
+  });
+  worker_client *client = *found;
+  idle_.erase(std::next(found).base());
   return lease(*this, *client);
 }
 
@@ -29,6 +40,35 @@ void worker_pool::stop_all() {
   std::unique_lock lock(mutex_);
   available_.wait(lock, [&] { return idle_.size() == workers_.size(); });
   for (auto &w : workers_) w->stop();
+}
+
+std::string worker_pool::gpu_arch() {
+  learn_architectures();
+  std::lock_guard lock(mutex_);
+  return arch_.at(idle_.empty() ? workers_.front().get() : idle_.back());
+}
+
+void worker_pool::learn_architectures() {
+  std::lock_guard learning(learning_);
+  {
+    std::lock_guard lock(mutex_);
+    if (arch_.size() == workers_.size()) return;
+  }
+  // Every worker is taken while they are asked, since a worker answers one request at a time.
+  std::vector<lease> taken;
+  for (size_t i = 0; i < workers_.size(); ++i) taken.push_back(acquire());
+  std::map<const worker_client *, std::string> found;
+  for (const lease &worker : taken) {
+    worker_status status = worker->ping();
+    auto device = std::find_if(status.devices.begin(), status.devices.end(),
+                               [&](const wire::device_info &d) { return d.ordinal == worker->device(); });
+    if (device == status.devices.end())
+      fail(MKB_ERR_WORKER, "the worker for GPU {} cannot see it{}", worker->device(),
+           status.driver_error.empty() ? "" : ": " + status.driver_error);
+    found[&*worker] = arch_for_compute_capability(device->major, device->minor);
+  }
+  std::lock_guard lock(mutex_);
+  arch_ = std::move(found);
 }
 
 } // namespace mkb

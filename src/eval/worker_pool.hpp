@@ -3,8 +3,10 @@
 #pragma once
 
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "eval/worker_client.hpp"
@@ -31,14 +33,24 @@ public:
     worker_client *client_;
   };
 
-  // Waits until a worker is free.
-  lease acquire();
+  // Waits until a worker is free; with `arch`, one whose GPU has that architecture (gpu_arch()).
+  lease acquire(const std::string &arch = "");
   size_t size() const { return workers_.size(); }
   void stop_all();
 
+  // The architecture ("sm_90a", "sm_100a") to compile for so that a worker can run the code soon: an
+  // idle worker's GPU's, else any's. Code is compiled before a worker is taken (a Python DSL takes up
+  // to a minute), so the architectures are asked of the workers' devices once, up front. Throws
+  // mkb::error(MKB_ERR_WORKER) when a worker cannot tell (no driver, the GPU is not there).
+  std::string gpu_arch();
+
 private:
+  void learn_architectures();
+
   std::vector<std::unique_ptr<worker_client>> workers_;
   std::vector<worker_client *> idle_;
+  std::map<const worker_client *, std::string> arch_; // learned once, then read only
+  std::mutex learning_;                               // held while the architectures are learned
   std::mutex mutex_;
   std::condition_variable available_;
 };

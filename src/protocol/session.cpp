@@ -33,6 +33,7 @@ session::session(session_config config) : config_(std::move(config)), suite_(sui
   workers_ = std::make_unique<worker_pool>(worker, compile_only_ ? std::vector<int>{} : gpus_);
   evaluation_settings settings;
   settings.compile_only = compile_only_;
+  settings.target_arch = config_.target_arch;
   settings.cache_dir = config_.cache_dir;
   settings.max_source_bytes = config_.budget_source_bytes;
   settings.frontends.python = config_.python;

@@ -37,6 +37,15 @@ std::vector<std::string> selection(const char *field, const char *text) {
   return items;
 }
 
+// The architecture compile-only sessions compile for: the option, MKB_TARGET_ARCH, then the default.
+std::string target_arch_from(const char *option) {
+  std::optional<std::string> env = environment("MKB_TARGET_ARCH");
+  const char *source = option ? "target_arch" : "MKB_TARGET_ARCH";
+  std::string arch = option ? option : env.value_or(default_target_arch);
+  if (std::string problem = target_arch_problem(arch); !problem.empty()) fail(MKB_ERR_CONFIG, "{}: {}", source, problem);
+  return arch;
+}
+
 } // namespace
 
 session_config config_from_options(const mkb_open_options *options) {
@@ -44,6 +53,7 @@ session_config config_from_options(const mkb_open_options *options) {
   if (auto env = environment("MKB_GPU_LOCK_DIR")) c.gpu_lock_dir = checked_lock_dir(*env, "MKB_GPU_LOCK_DIR");
   if (!options) {
     c.cache_dir = default_cache_dir().string();
+    c.target_arch = target_arch_from(nullptr);
     return c;
   }
   const size_t size = options->struct_size;
@@ -107,6 +117,7 @@ session_config config_from_options(const mkb_open_options *options) {
       if (d != "a_to_b" && d != "b_to_a")
         fail(MKB_ERR_CONFIG, "directions: expected \"a_to_b\" or \"b_to_a\", got \"{}\"", d);
   }
+  c.target_arch = target_arch_from(size >= MKB_FIELD_END(target_arch) ? options->target_arch : nullptr);
   return c;
 }
 

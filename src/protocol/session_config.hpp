@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/nvrtc_compiler.hpp"
 #include "mkb.h"
 
 namespace mkb {
@@ -34,6 +35,7 @@ struct session_config {
   std::string cache_dir;
   std::string python = "python3";
   std::string gpu_lock_dir; // empty: the built-in folder
+  std::string target_arch = default_target_arch; // what compile-only sessions compile for
 };
 
 // `options` may be null (all defaults). Reads only the fields inside options->struct_size.

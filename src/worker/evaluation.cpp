@@ -113,10 +113,11 @@ private:
 
   std::chrono::milliseconds timeout() const { return std::chrono::milliseconds(settings_.launch_timeout_ms()); }
 
+  // The library's choice (the device's, or the configured compile-only target), else the device's own.
   std::string arch() const {
     if (settings_.arch() && settings_.arch()->size()) return settings_.arch()->str();
     if (g_) return arch_for_compute_capability(g_->facts().major, g_->facts().minor);
-    return "sm_90a";
+    throw infrastructure_failure("a compile-only evaluation must name the architecture to compile for");
   }
 
   // ---- The GPU's turn -------------------------------------------------------------------------------

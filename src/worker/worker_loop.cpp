@@ -145,14 +145,11 @@ void worker_loop::open_gpu(const std::string &cache_dir) {
   harness_ = std::make_unique<harness_kernels>(*gpu_, compile_cache(cache_dir), device_arch());
 }
 
+// Without a device there is no architecture to guess: a request that needs one fails, naming why.
 std::string worker_loop::device_arch() {
-  try {
-    const driver_api &cu = load_driver();
-    wire::device_info d = query_device(cu, ordinal_);
-    return arch_for_compute_capability(d.major, d.minor);
-  } catch (const std::exception &) {
-    return "sm_90a";
-  }
+  const driver_api &cu = load_driver();
+  wire::device_info d = query_device(cu, ordinal_);
+  return arch_for_compute_capability(d.major, d.minor);
 }
 
 } // namespace mkb::worker

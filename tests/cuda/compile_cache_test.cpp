@@ -20,6 +20,7 @@ TEST(CompileCache, KeyCoversSourceNameArchHeadersIncludesAndPtx) {
   EXPECT_NE(base, compile_cache::key_for(code(std::string(kernel) + " "), "sm_90a", {}));
   EXPECT_NE(base, compile_cache::key_for(code(kernel, "j.cu"), "sm_90a", {}));
   EXPECT_NE(base, compile_cache::key_for(code(kernel), "sm_80", {}));
+  EXPECT_NE(base, compile_cache::key_for(code(kernel), "sm_100a", {}));
   EXPECT_NE(base, compile_cache::key_for(code(kernel), "sm_90a", {{"h.cuh", "x"}}));
   module_code with_include = code(kernel);
   with_include.include_dirs = {"/opt/cutlass/include"};

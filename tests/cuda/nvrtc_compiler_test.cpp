@@ -49,6 +49,19 @@ TEST(NvrtcCompiler, LockedOptionsAndArch) {
   for (const std::string &o : options) EXPECT_EQ(o.find("-rdc"), std::string::npos);
   EXPECT_EQ(arch_for_compute_capability(9, 0), "sm_90a");
   EXPECT_EQ(arch_for_compute_capability(8, 9), "sm_89");
+  EXPECT_EQ(arch_for_compute_capability(10, 0), "sm_100a");
+}
+
+TEST(NvrtcCompiler, TargetArchitecturesAreCheckedAgainstThisNvrtc) {
+  EXPECT_EQ(target_arch_problem("sm_90a"), "");
+  EXPECT_EQ(target_arch_problem("sm_100a"), "");
+  EXPECT_EQ(target_arch_problem("sm_89"), "");
+  for (const char *malformed : {"", "90a", "sm90a", "sm_", "sm_9", "sm_90b", "sm_9x", "sm_1000", "compute_90a"})
+    EXPECT_NE(target_arch_problem(malformed).find("is not an architecture"), std::string::npos) << malformed;
+  EXPECT_NE(target_arch_problem("sm_80a").find("no arch-specific variant: use sm_80"), std::string::npos);
+  std::string unknown = target_arch_problem("sm_99");
+  EXPECT_NE(unknown.find("cannot compile for sm_99"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("sm_90"), std::string::npos) << unknown; // it lists what it knows
 }
 
 } // namespace

@@ -67,8 +67,20 @@ TEST_F(FrontendCache, ThePreparedSubmissionIsAnsweredWithoutRunningTheFrontendAg
   EXPECT_THROW(triton_->prepare(triton_times("3.0"), problem_, plan_role::submission, offline_), submission_error);
 }
 
+TEST_F(FrontendCache, CodeForOneArchitectureIsNeverServedForAnother) {
+  prepared_submission hopper = triton_->prepare(triton_times("2.0"), problem_, plan_role::submission, env_);
+  frontend_environment blackwell = offline_;
+  blackwell.arch = "sm_100a";
+  EXPECT_THROW(triton_->prepare(triton_times("2.0"), problem_, plan_role::submission, blackwell), submission_error);
+  blackwell.python = env_.python;
+  prepared_submission compiled = triton_->prepare(triton_times("2.0"), problem_, plan_role::submission, blackwell);
+  EXPECT_EQ(entries().size(), 2u);
+  EXPECT_NE(compiled.module.ptx[0].find(".target sm_100a"), std::string::npos);
+  EXPECT_NE(hopper.module.ptx[0].find(".target sm_90a"), std::string::npos);
+}
+
 TEST_F(FrontendCache, FailedCompilationsAreNotRemembered) {
-  EXPECT_THROW(triton_->prepare(triton_times("undefined_name"), problem_, plan_role::submission, env_), submission_error);
+  EXPECT_THROW(triton_->prepare(triton_times("undefined_name"), problem_, plan_role::submission, env_), compile_failure);
   EXPECT_TRUE(entries().empty());
 }
 

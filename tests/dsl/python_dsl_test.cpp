@@ -1,6 +1,7 @@
 // The Python DSL frontends (src/dsl/python_dsl.cpp, python_frontend.cpp) through a real interpreter:
-// each DSL compiles a small submission for sm_90a without a GPU; bad submissions, a missing
-// interpreter and a frontend that never answers are refused with the reason. A DSL whose pinned
+// each DSL compiles a small submission for sm_90a (Triton for sm_100a too) without a GPU; Python that
+// does not parse, a missing interpreter and an unreadable answer are refused with the reason, and
+// everything else a submission does wrong is its counted compile error, with the frontend's message. A DSL whose pinned
 // package is missing here is skipped with the reason (.ci/run installs them).
 #include <gtest/gtest.h>
 
@@ -31,15 +32,27 @@ protected:
     return *d;
   }
 
-  // The message of the submission_error that preparing `source` fails with.
-  std::string refusal(const dsl &d, const std::string &source, const frontend_environment &env = {}) {
+  // The message of the `failure` that preparing `source` fails with.
+  template <class failure>
+  std::string failure_of(const dsl &d, const std::string &source, const frontend_environment &env) {
     try {
       d.prepare(source, problem_, plan_role::submission, env);
-    } catch (const submission_error &e) {
+    } catch (const failure &e) {
       return e.what();
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << "another failure: " << e.what();
+      return {};
     }
     ADD_FAILURE() << "prepared: " << source;
     return {};
+  }
+  // Refused before evaluation, not counted.
+  std::string refusal(const dsl &d, const std::string &source, const frontend_environment &env = {}) {
+    return failure_of<submission_error>(d, source, env);
+  }
+  // A counted compile error.
+  std::string compile_error(const dsl &d, const std::string &source, const frontend_environment &env = {}) {
+    return failure_of<compile_failure>(d, source, env);
   }
 
   testing::temp_dir dir_;
@@ -69,17 +82,41 @@ TEST_F(PythonDsl, TritonCompilesToLinkedPtxWithItsScratchParameters) {
   EXPECT_EQ(l.args[4].integer, 0);
 }
 
-TEST_F(PythonDsl, TritonRefusesWhatItCannotCompile) {
+TEST_F(PythonDsl, TritonCompilesForTheArchitectureAsked) {
+  const dsl &triton = require("triton");
+  MKB_REQUIRE_USABLE(triton);
+  frontend_environment blackwell;
+  blackwell.arch = "sm_100a";
+  prepared_submission s = triton.prepare(triton_scale, problem_, plan_role::submission, blackwell);
+  ASSERT_EQ(s.module.ptx.size(), 1u);
+  EXPECT_NE(s.module.ptx[0].find(".target sm_100a"), std::string::npos);
+}
+
+// What does not fit the plan, raises, or does not trace is the submission's compile error (counted);
+// only what cannot enter evaluation, a plan or Python that does not parse, is refused.
+TEST_F(PythonDsl, TritonCountsWhatItCannotCompileAndRefusesWhatDoesNotParse) {
   const dsl &triton = require("triton");
   MKB_REQUIRE_USABLE(triton);
   std::string source = triton_scale;
-  EXPECT_NE(refusal(triton, std::string(source).replace(source.find("block(128)"), 10, "block(100)")).find("32 * num_warps"),
-            std::string::npos);
-  EXPECT_NE(refusal(triton, std::string(source).replace(source.find("launch scale"), 12, "launch scal")).find("defines no 'scal'"),
-            std::string::npos);
-  EXPECT_NE(refusal(triton, std::string(source).replace(source.find(", i32(n)"), 8, "")).find("the plan passes 2"), std::string::npos);
-  std::string broken = refusal(triton, std::string(source).replace(source.find("* 2.0"), 5, "* undefined_name"));
-  EXPECT_NE(broken.find("undefined_name"), std::string::npos) << broken;
+  auto with = [&](const std::string &from, const std::string &to) {
+    return std::string(source).replace(source.find(from), from.size(), to);
+  };
+  EXPECT_NE(compile_error(triton, with("block(128)", "block(100)")).find("32 * num_warps"), std::string::npos);
+  EXPECT_NE(compile_error(triton, with("launch scale", "launch scal")).find("defines no 'scal'"), std::string::npos);
+  EXPECT_NE(compile_error(triton, with(", i32(n)", "")).find("the plan passes 2"), std::string::npos);
+  std::string traced = compile_error(triton, with("* 2.0", "* undefined_name"));
+  EXPECT_NE(traced.find("undefined_name"), std::string::npos) << traced;
+  std::string raised = compile_error(triton, "raise ValueError('mkb-own-words')\n" + source);
+  EXPECT_NE(raised.find("ValueError: mkb-own-words"), std::string::npos) << raised;
+  EXPECT_NE(raised.find("line 1"), std::string::npos) << raised;
+  std::string exited = compile_error(triton, "import sys\nsys.exit(3)\n" + source);
+  EXPECT_NE(exited.find("SystemExit: 3"), std::string::npos) << exited;
+
+  std::string syntax = refusal(triton, with("def scale(", "def scale(("));
+  EXPECT_NE(syntax.find("not valid Python"), std::string::npos) << syntax;
+  EXPECT_NE(syntax.find("SyntaxError"), std::string::npos) << syntax;
+  EXPECT_NE(syntax.find("line 5"), std::string::npos) << syntax;
+  EXPECT_NE(refusal(triton, with("import triton\n", std::string("import triton\n") + '\0' + "\n")).find("not valid Python"), std::string::npos);
   EXPECT_NE(refusal(triton, "import triton\n").find("no launch plan"), std::string::npos);
 }
 
@@ -188,7 +225,8 @@ TEST_F(PythonDsl, AFrontendThatNeverAnswersIsStopped) {
   frontend_environment env;
   env.time_limit = std::chrono::seconds(2);
   auto start = std::chrono::steady_clock::now();
-  std::string message = refusal(triton, std::string("import time\ntime.sleep(600)\n") + triton_scale, env);
+  // As for NVRTC, compiling too long is the submission's compile error.
+  std::string message = compile_error(triton, std::string("import time\ntime.sleep(600)\n") + triton_scale, env);
   EXPECT_NE(message.find("longer than 2 s"), std::string::npos) << message;
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }

@@ -102,11 +102,13 @@ protected:
     if (!triton_->usable(&why)) GTEST_SKIP() << "triton is not usable here: " << why;
   }
 
-  // The message of the submission_error that preparing `source` fails with.
-  std::string refusal(const std::string &source, const frontend_environment &env = {}) {
+  // The message of the `failure` (submission_error: refused; compile_failure: counted) that preparing
+  // `source` fails with.
+  template <class failure = submission_error>
+  std::string failure_of(const std::string &source, const frontend_environment &env = {}) {
     try {
       triton_->prepare(source, problem_, plan_role::submission, env);
-    } catch (const submission_error &e) {
+    } catch (const failure &e) {
       return e.what();
     }
     ADD_FAILURE() << "prepared: " << source;
@@ -115,7 +117,7 @@ protected:
 
   // What each of the hostile submission's five steps did, seen from outside.
   struct escapes {
-    std::string message; // the refusal, with the submission's own account of each step
+    std::string message; // its compile error, with the submission's own account of each step
     bool tmp_written = false, home_read = false, connected = false, sleeper_survived = false, ledger_changed = false;
   };
 
@@ -140,7 +142,7 @@ protected:
                                         {"LIBRARY_PID", std::to_string(::getpid())},
                                         {"LEDGER", ledger.string()}});
     escapes seen;
-    seen.message = refusal(source, env);
+    seen.message = failure_of<compile_failure>(source, env); // it raises at the end, to tell
     ::close(ledger_fd);
 
     seen.tmp_written = fs::exists(tmp_marker);
@@ -195,7 +197,7 @@ TEST_F(Sandbox, UnconfinedTheSameChecksSeeEveryEscape) {
 
 TEST_F(Sandbox, WithoutOneSubmissionsAreRefusedUnlessTheUserOptsOut) {
   scoped_environment missing("MKB_BWRAP", "/nonexistent/bwrap");
-  std::string message = refusal(triton_scale);
+  std::string message = failure_of(triton_scale);
   EXPECT_NE(message.find("'/nonexistent/bwrap'"), std::string::npos) << message;
   EXPECT_NE(message.find("MKB_NO_SANDBOX=1"), std::string::npos) << message;
   EXPECT_NE(message.find("--no-sandbox"), std::string::npos) << message;

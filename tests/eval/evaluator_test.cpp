@@ -20,14 +20,19 @@ protected:
   static void TearDownTestSuite() { delete problems_; }
 
   evaluation_report run(const std::string &executable, const std::string &source, bool compile_only,
-                        evaluation_settings settings = {}) {
+                        evaluation_settings settings = {}, const char *dsl_name = "cuda") {
     worker_pool pool(executable, compile_only ? std::vector<int>{} : std::vector<int>{0});
     settings.compile_only = compile_only;
     evaluator e(pool, settings);
-    return e.evaluate(routing(), *find_dsl("cuda"), source);
+    return e.evaluate(routing(), *find_dsl(dsl_name), source);
   }
   static const problem &routing() { return *problems_->find("topk_softmax_routing_mixtral_8x7b_bf16"); }
-  static std::string solution() { return testing::stored_solution_source(routing(), "cuda"); }
+  static std::string solution(const char *dsl_name = "cuda") { return testing::stored_solution_source(routing(), dsl_name); }
+  static std::string with(std::string source, const std::string &from, const std::string &to) {
+    size_t at = source.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? source : source.replace(at, from.size(), to);
+  }
   static suite *problems_;
 };
 
@@ -74,6 +79,65 @@ TEST_F(Evaluator, CompileOnlyChecksCodeAndPlan) {
   evaluation_report missing = run(testing::real_worker(), wrong_entry, true);
   EXPECT_EQ(missing.verdict, MKB_VERDICT_LAUNCH_ERROR);
   EXPECT_NE(missing.detail.find("no kernel 'top3_softmax'"), std::string::npos) << missing.detail;
+}
+
+TEST_F(Evaluator, CompileOnlyCompilesForTheConfiguredArchitecture) {
+  evaluation_settings blackwell;
+  blackwell.target_arch = "sm_100a";
+  evaluation_report r = run(testing::real_worker(), solution(), true, blackwell);
+  ASSERT_EQ(r.verdict, MKB_VERDICT_COMPILED) << r.message;
+  EXPECT_NE(r.detail.find("compiled for sm_100a"), std::string::npos) << r.detail;
+  // Code that only the other architecture has: Blackwell's tcgen05 does not exist on sm_90a.
+  std::string blackwell_only = solution() + "\n__global__ void uses_tcgen05() { asm volatile(\"tcgen05.fence::before_thread_sync;\"); }\n";
+  EXPECT_EQ(run(testing::real_worker(), blackwell_only, true, blackwell).verdict, MKB_VERDICT_COMPILED);
+  EXPECT_EQ(run(testing::real_worker(), blackwell_only, true).verdict, MKB_VERDICT_COMPILE_ERROR);
+}
+
+TEST_F(Evaluator, SessionsWithAGpuCompileForItsArchitecture) {
+  worker_pool pool(testing::worker_double(), {0});
+  EXPECT_EQ(pool.gpu_arch(), "sm_90a"); // the double's device is compute capability 9.0
+  evaluation_settings settings;
+  settings.target_arch = "sm_100a"; // for compile-only sessions: not this one
+  evaluator e(pool, settings);
+  evaluation_report r = e.evaluate(routing(), *find_dsl("cuda"), solution() + "// mkb-double: time_us=25\n");
+  EXPECT_EQ(r.verdict, MKB_VERDICT_PASSED) << r.message;
+}
+
+// One rule for every DSL (docs/CONTRACT.md): what does not parse is refused free; what raises, fails
+// to trace or is rejected by the DSL's compiler is a counted compile error carrying the frontend's message.
+TEST_F(Evaluator, APythonDslsCompileErrorsCountAsNvrtcsDo) {
+  evaluation_settings settings;
+  if (std::string why; !find_dsl("triton")->usable(settings.frontends, &why)) GTEST_SKIP() << "triton is not usable here: " << why;
+  const std::string good = solution("triton");
+  evaluation_report compiled = run(testing::real_worker(), good, true, settings, "triton");
+  ASSERT_EQ(compiled.verdict, MKB_VERDICT_COMPILED) << compiled.message;
+
+  evaluation_report traced = run(testing::real_worker(), with(good, "tl.max(logits, axis=1)", "tl.max(not_defined_here, axis=1)"),
+                                 true, settings, "triton");
+  EXPECT_EQ(traced.verdict, MKB_VERDICT_COMPILE_ERROR) << traced.message;
+  EXPECT_TRUE(traced.counted);
+  EXPECT_EQ(traced.result.stage, "compile");
+  EXPECT_NE(traced.message.find("not_defined_here"), std::string::npos) << traced.message;
+  EXPECT_NE(traced.json.find("not_defined_here"), std::string::npos);
+  EXPECT_NE(traced.json.find("\"role\":\"submission\""), std::string::npos) << traced.json;
+
+  evaluation_report imported = run(testing::real_worker(), "import mkb_no_such_module\n" + good, true, settings, "triton");
+  EXPECT_EQ(imported.verdict, MKB_VERDICT_COMPILE_ERROR) << imported.message;
+  EXPECT_TRUE(imported.counted);
+  EXPECT_NE(imported.message.find("No module named 'mkb_no_such_module'"), std::string::npos) << imported.message;
+
+  evaluation_report unparsable = run(testing::real_worker(), with(good, "def top2_softmax(", "def top2_softmax(("), true,
+                                     settings, "triton");
+  EXPECT_EQ(unparsable.verdict, MKB_VERDICT_REFUSED) << unparsable.message;
+  EXPECT_FALSE(unparsable.counted);
+  EXPECT_NE(unparsable.message.find("not valid Python"), std::string::npos) << unparsable.message;
+  EXPECT_NE(unparsable.message.find("SyntaxError"), std::string::npos) << unparsable.message;
+  EXPECT_NE(unparsable.message.find("not counted"), std::string::npos) << unparsable.message;
+
+  settings.target_arch = "sm_100a";
+  evaluation_report blackwell = run(testing::real_worker(), good, true, settings, "triton");
+  EXPECT_EQ(blackwell.verdict, MKB_VERDICT_COMPILED) << blackwell.message;
+  EXPECT_NE(blackwell.detail.find("compiled for sm_100a"), std::string::npos) << blackwell.detail;
 }
 
 TEST_F(Evaluator, TimesBecomeSpeedupAndSpeedOfLight) {

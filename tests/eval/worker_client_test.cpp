@@ -31,7 +31,10 @@ std::vector<uint8_t> evaluate_request(worker_client &worker, const std::string &
   auto s = wire::encode(b, plan_role::submission, sub.module, sub.plan);
   auto bl = wire::encode(b, plan_role::baseline, base.module, base.plan);
   auto an = wire::encode(b, plan_role::anchor, anchor.module, anchor.plan);
-  auto settings = wire::CreateEvaluateSettings(b);
+  auto arch = b.CreateString("sm_90a"); // the double's device; the evaluator always names one
+  wire::EvaluateSettingsBuilder settings_builder(b);
+  settings_builder.add_arch(arch);
+  auto settings = settings_builder.Finish();
   return wire::finish_request(b, worker.next_id(), wire::CreateEvaluate(b, instance, s, bl, an, settings, 1));
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/queue_lock.hpp"
+#include "dsl/dsl.hpp"
 #include "mkb.h"
 #include "protocol/scoring.hpp"
 #include "support/paths.hpp"
@@ -114,6 +115,34 @@ TEST(Session, BudgetEdges) {
   EXPECT_DOUBLE_EQ(final.time_us, 20) << "the final evaluation is of the latest kernel";
   EXPECT_THROW(t->finalize("agent"), error);
   EXPECT_THROW(t->submit(kernel(*t, 5)), error);
+}
+
+// One rule for every DSL: a Python DSL's compile error spends a submission as NVRTC's does; Python
+// that does not parse never enters evaluation and spends nothing.
+TEST(Session, APythonDslsCompileErrorSpendsASubmission) {
+  if (std::string why; !find_dsl("triton")->usable(&why)) GTEST_SKIP() << "triton is not usable here: " << why;
+  testing::temp_dir dir;
+  session_config c = scripted_config(dir);
+  c.dsl_a = c.dsl_b = "triton";
+  c.budget_submissions = 3;
+  session s(c);
+  bool done = false;
+  std::shared_ptr<task> t = s.next_tasks(std::chrono::milliseconds(0), 1, &done)[0];
+  const std::string good = *t->target().solution_for("triton");
+
+  evaluation_report unparsable = t->submit("def broken(:\n" + good);
+  EXPECT_EQ(unparsable.verdict, MKB_VERDICT_REFUSED) << unparsable.message;
+  EXPECT_EQ(unparsable.submissions_left, 3u) << "Python that does not parse is not counted";
+
+  evaluation_report imported = t->submit("import mkb_no_such_module\n" + good);
+  EXPECT_EQ(imported.verdict, MKB_VERDICT_COMPILE_ERROR) << imported.message;
+  EXPECT_TRUE(imported.counted);
+  EXPECT_EQ(imported.submissions_left, 2u);
+  EXPECT_NE(imported.message.find("No module named 'mkb_no_such_module'"), std::string::npos) << imported.message;
+
+  evaluation_report passed = t->submit(good + "\n# mkb-double: time_us=40\n");
+  EXPECT_EQ(passed.verdict, MKB_VERDICT_PASSED) << passed.message;
+  EXPECT_EQ(passed.submissions_left, 1u);
 }
 
 TEST(Session, TheDeadlineEndsTheAttemptEvenDuringAnEvaluation) {

@@ -28,15 +28,41 @@ class SubmissionError(Exception):
     """What is wrong with the submission, in words for its author."""
 
 
-def load_submission(source):
+# How libmkb counts an error (src/dsl/frontend.fbs, docs/CONTRACT.md): Python that does not parse never
+# enters evaluation, nor does a submission this machine cannot compile at all; everything else the
+# submission does wrong is a counted compile error.
+SYNTAX, INFRASTRUCTURE, COMPILE = "syntax", "infrastructure", "compile"
+
+# The package each DSL's compiler lives in: (module to import, distribution).
+PACKAGES = {"triton": ("triton", "triton"), "cute-dsl": ("cutlass.cute", "nvidia-cutlass-dsl"),
+            "tirx": ("tvm.tirx", "apache-tvm")}
+
+
+def parse_submission(source):
+    """The submission compiled to a code object, or the SyntaxError that says where it does not parse."""
     path = os.path.abspath("submission.py")  # DSLs read kernel source back from the file
     with open(path, "w") as f:
         f.write(source)
-    spec = importlib.util.spec_from_file_location("submission", path)
+    try:
+        return compile(source, path, "exec", dont_inherit=True)
+    except ValueError as e:  # null bytes in the source: not Python either
+        raise SyntaxError(str(e)) from None
+
+
+def load_submission(code):
+    spec = importlib.util.spec_from_file_location("submission", code.co_filename)
     module = importlib.util.module_from_spec(spec)
     sys.modules["submission"] = module
-    spec.loader.exec_module(module)
+    exec(code, module.__dict__)
     return module
+
+
+def gpu_target(arch):
+    """(major, minor) of "sm_90a" or "sm_100a"."""
+    match = re.fullmatch(r"sm_(\d+)(\d)a?", arch)
+    if not match:
+        raise ValueError(f"not an architecture: {arch!r}")
+    return int(match.group(1)), int(match.group(2))
 
 
 def installed(distribution):
@@ -60,7 +86,7 @@ def entries_in(ptx):
 def compile_triton(module, request):
     import triton
     from triton.backends.compiler import GPUTarget
-    major, minor = int(request["arch"][3]), int(request["arch"][4])
+    major, minor = gpu_target(request["arch"])
     options = getattr(module, "MKB_OPTIONS", {})
     response = {"versions": "triton " + installed("triton"), "ptx": [], "entries": []}
     for kernel in request["kernels"]:
@@ -218,8 +244,7 @@ def probe(dsl):
         if spec is None or not spec.submodule_search_locations:
             return {"error": "the nvidia-cutlass package (CUTLASS's headers) is not installed"}
         return {"path": os.path.join(spec.submodule_search_locations[0], "source", "include")}
-    package, distribution = {"triton": ("triton", "triton"), "cute-dsl": ("cutlass.cute", "nvidia-cutlass-dsl"),
-                             "tirx": ("tvm.tirx", "apache-tvm")}[dsl]
+    package, distribution = PACKAGES[dsl]
     try:
         importlib.import_module(package)
         return {"versions": f"{distribution} {installed(distribution)}"}
@@ -227,21 +252,36 @@ def probe(dsl):
         return {"error": f"{distribution} cannot be imported: {type(e).__name__}: {e}"}
 
 
+def failure(kind, text):
+    return {"error": text, "error_kind": kind}
+
+
 def answer(request):
     if request.get("probe"):
         return probe(request["dsl"])
     captured = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
-            module = load_submission(request["source"])
+    with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
+        # The DSL's own package first: when it cannot be imported here, no submission can compile.
+        found = probe(request["dsl"])
+        if "error" in found:
+            return failure(INFRASTRUCTURE, found["error"] + captured.getvalue()[-2000:])
+        try:
+            code = parse_submission(request["source"])
+        except SyntaxError:
+            return failure(SYNTAX, "".join(traceback.format_exception_only(*sys.exc_info()[:2])))
+        try:
+            module = load_submission(code)
             return COMPILERS[request["dsl"]](module, request)
-    except SubmissionError as e:
-        return {"error": str(e)}
-    except Exception:
-        trace = traceback.format_exc()
-        # The submission's own frames are the useful part: keep from the first one on.
-        start = trace.find('File "' + os.path.abspath("submission.py"))
-        return {"error": (trace[start:] if start >= 0 else trace)[-6000:] + captured.getvalue()[-2000:]}
+        except SubmissionError as e:
+            return failure(COMPILE, str(e))
+        except BaseException:  # the submission's own raise, exit() included, counts as its compile error
+            trace = traceback.format_exc()
+            # The submission's own frames are the useful part: keep from the first one on. Without
+            # one (the DSL's compiler found the error), its message says where, in the submission.
+            start = trace.find('File "' + os.path.abspath("submission.py"))
+            if start < 0:
+                trace = "".join(traceback.format_exception_only(*sys.exc_info()[:2]))
+            return failure(COMPILE, trace[max(start, 0):][-6000:] + captured.getvalue()[-2000:])
 
 
 def main():

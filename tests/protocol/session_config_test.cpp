@@ -1,0 +1,84 @@
+// mkb_open_options to session_config (src/protocol/session_config.cpp): the target architecture of
+// compile-only sessions, from the option, MKB_TARGET_ARCH, then sm_90a, checked against NVRTC.
+#include "protocol/session_config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace mkb {
+namespace {
+
+// Sets (or with nullptr, clears) an environment variable for the life of the object.
+class scoped_environment {
+public:
+  scoped_environment(const char *name, const char *value) : name_(name) {
+    if (const char *old = std::getenv(name)) old_ = old;
+    if (value) ::setenv(name, value, 1);
+    else ::unsetenv(name);
+  }
+  ~scoped_environment() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+
+private:
+  const char *name_;
+  std::optional<std::string> old_;
+};
+
+mkb_open_options defaults() {
+  mkb_open_options o{}; // as mkb_open_options_init leaves them
+  o.struct_size = sizeof o;
+  return o;
+}
+
+// The MKB_ERR_CONFIG message of `options`, or "" when they are accepted.
+std::string config_error(const mkb_open_options *options) {
+  try {
+    config_from_options(options);
+  } catch (const error &e) {
+    EXPECT_EQ(e.status(), MKB_ERR_CONFIG) << e.what();
+    return e.what();
+  }
+  return {};
+}
+
+TEST(SessionConfig, TargetArchFromTheOptionThenTheEnvironmentThenHopper) {
+  scoped_environment unset("MKB_TARGET_ARCH", nullptr);
+  mkb_open_options o = defaults();
+  EXPECT_EQ(config_from_options(nullptr).target_arch, "sm_90a");
+  EXPECT_EQ(config_from_options(&o).target_arch, "sm_90a");
+  scoped_environment blackwell("MKB_TARGET_ARCH", "sm_100a");
+  EXPECT_EQ(config_from_options(nullptr).target_arch, "sm_100a");
+  EXPECT_EQ(config_from_options(&o).target_arch, "sm_100a");
+  o.target_arch = "sm_89";
+  EXPECT_EQ(config_from_options(&o).target_arch, "sm_89");
+}
+
+TEST(SessionConfig, AWrongTargetArchNamesTheFieldAndWhatIsExpected) {
+  scoped_environment unset("MKB_TARGET_ARCH", nullptr);
+  mkb_open_options o = defaults();
+  o.target_arch = "hopper";
+  std::string message = config_error(&o);
+  EXPECT_NE(message.find("target_arch: 'hopper' is not an architecture"), std::string::npos) << message;
+  EXPECT_NE(message.find("sm_90a"), std::string::npos) << message;
+  o.target_arch = "sm_99";
+  message = config_error(&o);
+  EXPECT_NE(message.find("target_arch: NVRTC"), std::string::npos) << message;
+  o.target_arch = "";
+  EXPECT_NE(config_error(&o).find("target_arch:"), std::string::npos);
+
+  scoped_environment wrong("MKB_TARGET_ARCH", "sm90");
+  message = config_error(nullptr);
+  EXPECT_NE(message.find("MKB_TARGET_ARCH: 'sm90' is not an architecture"), std::string::npos) << message;
+  o.target_arch = "sm_100a"; // the option wins, and the variable is not consulted
+  EXPECT_EQ(config_error(&o), "");
+}
+
+} // namespace
+} // namespace mkb
