@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """An LLM agent for any OpenAI-compatible chat endpoint, using only the standard library.
 
-For each task: the instruction goes in; the model answers with a kernel in a ``` block (and, in solo
-attempts, a skill in a ```skill block); the kernel is submitted and the feedback goes back in; this
-repeats until the kernel passes and the model says DONE, or the budget runs out. Usage reported by
-the endpoint is recorded with the task.
+For each task: the instruction goes in; the model answers with a kernel in a ``` block and a skill in
+a ```skill block (every arm keeps one); the kernel is submitted and the feedback goes back in; this
+repeats until the kernel passes and the model says DONE, or the budget runs out. The fastest passing
+kernel is named final, so a slower later try does not replace it. Usage reported by the endpoint,
+prompt-cache tokens included, is recorded with the task.
 
 Environment: MKB_LLM_BASE_URL (e.g. https://api.openai.com/v1), MKB_LLM_MODEL, MKB_LLM_API_KEY.
 
@@ -27,8 +28,9 @@ os.environ.setdefault("MKB_LIB_PATH", str(ROOT / "build" / "lib"))
 import mkb  # noqa: E402
 
 SYSTEM = ("You are an expert GPU kernel engineer. Answer with the complete submission in one fenced code "
-          "block. In solo attempts, also keep a skill up to date in a block fenced as ```skill. When your "
-          "kernel passed and you cannot make it faster, answer DONE.")
+          "block, and keep your skill up to date in a block fenced as ```skill. Your fastest passing "
+          "kernel is kept as your final kernel. When your kernel passed and you cannot make it faster, "
+          "answer DONE.")
 
 
 class Chat:
@@ -42,7 +44,20 @@ class Chat:
             "Content-Type": "application/json", "Authorization": f"Bearer {self.api_key}"})
         with urllib.request.urlopen(request, timeout=self.timeout) as response:
             answer = json.load(response)
-        return answer["choices"][0]["message"]["content"], answer.get("usage", {})
+        return answer["choices"][0]["message"]["content"], answer.get("usage") or {}
+
+
+def usage_counts(usage: dict) -> tuple[int, int, int]:
+    """(input, cached input, output) tokens of one reply's usage. OpenAI-style usage counts every
+    prompt token in prompt_tokens, the cached part in prompt_tokens_details.cached_tokens;
+    Anthropic-style usage counts cache reads and writes apart from input_tokens, so they are added."""
+    if "prompt_tokens" in usage:
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+        return usage["prompt_tokens"], cached, usage.get("completion_tokens", 0)
+    cache_read = usage.get("cache_read_input_tokens") or 0
+    cache_written = usage.get("cache_creation_input_tokens") or 0
+    prompt = usage.get("input_tokens", 0) + cache_read + cache_written
+    return prompt, cache_read, usage.get("output_tokens", 0)
 
 
 def blocks(text: str) -> list[tuple[str, str]]:
@@ -51,16 +66,17 @@ def blocks(text: str) -> list[tuple[str, str]]:
 
 
 def attempt(chat: Chat, task: mkb.Task, rounds: int, log=print) -> mkb.Report:
-    solo = task.arm in (mkb.Arm.SOLO_A, mkb.Arm.SOLO_B)
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task.instruction}]
     passed = False
+    best_us = float("inf")
     for _ in range(rounds):
         reply, usage = chat.complete(messages)
-        task.add_usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), 0.0)
+        prompt, cached, output = usage_counts(usage)
+        task.add_usage(prompt, output, 0.0, cached_input_tokens=cached)
         messages.append({"role": "assistant", "content": reply})
         found = blocks(reply)
         skill = [body for language, body in found if language == "skill"]
-        if solo and skill:
+        if skill:
             task.submit_skill(skill[-1].strip())
         kernels = [body for language, body in found if language != "skill"]
         if not kernels:
@@ -75,6 +91,13 @@ def attempt(chat: Chat, task: mkb.Task, rounds: int, log=print) -> mkb.Report:
             break
         passed |= report.passed
         log(f"{task.id}: {report.verdict.name} {'' if report.time_us != report.time_us else f'{report.time_us:.1f} us'}")
+        if report.passed and report.time_us < best_us:
+            best_us = report.time_us
+            try:
+                task.set_final_submission(report.submission)  # a slower later try does not replace it
+            except mkb.BudgetError as error:  # the wall clock ran out: the attempt has ended
+                log(f"{task.id}: {error}")
+                break
         messages.append({"role": "user", "content": report.message})
     return task.finalize()
 

@@ -7,6 +7,7 @@
                 report = task.submit(kernel_source)
                 print(report.message)
                 task.submit_skill("what I learned")
+                task.add_usage(1200, 300, 0.01, cached_input_tokens=800)
                 final = task.finalize()
         print(session.score(table=True))
 
@@ -26,7 +27,8 @@ from . import _native
 from ._native import lib
 
 __all__ = [
-    "Arm", "Verdict", "Session", "Task", "Report", "score_ledgers", "version",
+    "Arm", "Verdict", "Session", "Task", "Report", "score_ledgers", "plan", "version", "version_number",
+    "abi_version",
     "MkbError", "InvalidArgumentError", "ConfigError", "NotFoundError", "StateError", "BudgetError",
     "LedgerIOError", "LedgerError", "WorkerError", "NoMemoryError", "UnsupportedError", "VersionError",
     "SpecError", "InternalError",
@@ -101,7 +103,18 @@ def _text(value: Optional[str]) -> Optional[bytes]:
 
 
 def version() -> str:
+    """The library's version, "MAJOR.MINOR.PATCH"."""
     return lib.mkb_version().decode()
+
+
+def version_number() -> int:
+    """The library's version as MAJOR * 10000 + MINOR * 100 + PATCH."""
+    return lib.mkb_version_number()
+
+
+def abi_version() -> int:
+    """The library's ABI version (checked against these bindings' at import)."""
+    return lib.mkb_abi_version()
 
 
 class _Releasable:
@@ -129,11 +142,13 @@ class Report:
     def __init__(self, handle: ctypes.c_void_p) -> None:
         self._handle: Optional[ctypes.c_void_p] = handle
         self.verdict = Verdict(lib.mkb_report_verdict(handle))
+        self.verdict_name: str = lib.mkb_verdict_name(self.verdict).decode()
         self.counted = bool(lib.mkb_report_counted(handle))
         self.final = bool(lib.mkb_report_final(handle))
         self.time_us: float = lib.mkb_report_time_us(handle)
         self.baseline_us: float = lib.mkb_report_baseline_us(handle)
         self.speedup: float = lib.mkb_report_speedup(handle)
+        self.submission: int = lib.mkb_report_submission(handle)
         self.submissions_left: int = lib.mkb_report_submissions_left(handle)
         self.seconds_left: float = lib.mkb_report_seconds_left(handle)
         self.message: str = lib.mkb_report_message(handle).decode("utf-8", "replace")
@@ -169,6 +184,7 @@ class Task(_Releasable):
         self.family: str = lib.mkb_task_family(handle).decode()
         self.dsl: str = lib.mkb_task_dsl(handle).decode()
         self.arm = Arm(lib.mkb_task_arm(handle))
+        self.arm_name: str = lib.mkb_arm_name(self.arm).decode()
         self.replicate: int = lib.mkb_task_replicate(handle)
         self.instruction: str = lib.mkb_task_instruction(handle).decode("utf-8", "replace")
         skill = lib.mkb_task_source_skill(handle)
@@ -195,11 +211,25 @@ class Task(_Releasable):
         data = _bytes(text)
         self._check(lib.mkb_submit_skill(self._live(), data, len(data)))
 
-    def add_usage(self, input_tokens: int = 0, output_tokens: int = 0, cost_usd: float = 0.0) -> None:
-        self._check(lib.mkb_task_add_usage(self._live(), input_tokens, output_tokens, cost_usd))
+    def add_usage(self, input_tokens: int = 0, output_tokens: int = 0, cost_usd: float = 0.0, *,
+                  cached_input_tokens: int = 0) -> None:
+        """Adds usage to the task's record. input_tokens counts every prompt token, cached ones
+        included; cached_input_tokens is the part served from the provider's cache (at most input)."""
+        self._check(lib.mkb_task_add_usage_v2(self._live(), input_tokens, cached_input_tokens, output_tokens, cost_usd))
+
+    def set_final(self, source: Union[str, bytes]) -> None:
+        """Names a kernel source as final without spending a submission; finalize() grades it."""
+        data = _bytes(source)
+        self._check(lib.mkb_task_set_final(self._live(), data, len(data)))
+
+    def set_final_submission(self, submission: int) -> None:
+        """Names an earlier submission (its Report.submission) as final; NotFoundError if there is no
+        such submission or it never entered evaluation."""
+        self._check(lib.mkb_task_set_final_submission(self._live(), submission))
 
     def finalize(self) -> Report:
-        """Ends the attempt; its latest kernel is evaluated once more, and that is its record."""
+        """Ends the attempt: its final kernel (set_final..., else the latest evaluated) is evaluated
+        once more, and that is its record."""
         out = ctypes.c_void_p()
         self._check(lib.mkb_finalize(self._live(), ctypes.byref(out)))
         return Report(out)
@@ -214,33 +244,43 @@ class Task(_Releasable):
         return f"Task({self.id})"
 
 
+def _open_options(*, suite_path: Optional[str] = None, dsl_a: Optional[str] = None, dsl_b: Optional[str] = None,
+                  problems: Optional[str] = None, families: Optional[str] = None, replicates: int = 0,
+                  budget_seconds: int = 0, budget_submissions: int = 0, budget_source_bytes: int = 0,
+                  skill_max_bytes: int = 0, model: Optional[str] = None, ledger_path: Optional[str] = None,
+                  gpus: Optional[str] = None, seed: int = 0, compile_only: bool = False, rerun_stale: bool = False,
+                  no_sandbox: bool = False, worker_path: Optional[str] = None, cache_dir: Optional[str] = None,
+                  python: Optional[str] = None, gpu_lock_dir: Optional[str] = None, trials: Optional[str] = None,
+                  directions: Optional[str] = None, target_arch: Optional[str] = None) -> _native.OpenOptions:
+    """mkb_open_options from keyword options named as its fields; the flags are booleans."""
+    options = _native.OpenOptions()
+    lib.mkb_open_options_init(ctypes.byref(options), ctypes.sizeof(options))
+    # The library copies every string during the call; the struct only needs to live until then.
+    options.suite_path, options.dsl_a, options.dsl_b = _text(suite_path), _text(dsl_a), _text(dsl_b)
+    options.problems, options.families = _text(problems), _text(families)
+    options.replicates, options.budget_seconds, options.budget_submissions = replicates, budget_seconds, budget_submissions
+    options.budget_source_bytes, options.skill_max_bytes = budget_source_bytes, skill_max_bytes
+    options.model, options.ledger_path, options.gpus = _text(model), _text(ledger_path), _text(gpus)
+    options.seed = seed
+    options.flags = ((_native.OPEN_COMPILE_ONLY if compile_only else 0) | (_native.OPEN_RERUN_STALE if rerun_stale else 0)
+                     | (_native.OPEN_NO_SANDBOX if no_sandbox else 0))
+    options.worker_path, options.cache_dir, options.python = _text(worker_path), _text(cache_dir), _text(python)
+    options.gpu_lock_dir, options.trials = _text(gpu_lock_dir), _text(trials)
+    options.directions, options.target_arch = _text(directions), _text(target_arch)
+    return options
+
+
 class Session(_Releasable):
     """A benchmark run (mkb_session). Safe to share between threads. Keyword arguments are the fields
-    of mkb_open_options (docs in include/mkb.h); None keeps a default."""
+    of mkb_open_options (docs in include/mkb.h), its flags as booleans (compile_only, rerun_stale,
+    no_sandbox); None and 0 keep a default."""
 
-    def __init__(self, *, suite_path: Optional[str] = None, dsl_a: Optional[str] = None, dsl_b: Optional[str] = None,
-                 problems: Optional[str] = None, families: Optional[str] = None, replicates: int = 0,
-                 budget_seconds: int = 0, budget_submissions: int = 0, budget_source_bytes: int = 0,
-                 skill_max_bytes: int = 0, model: Optional[str] = None, ledger_path: Optional[str] = None,
-                 gpus: Optional[str] = None, seed: int = 0, compile_only: bool = False, rerun_stale: bool = False,
-                 no_sandbox: bool = False, worker_path: Optional[str] = None, cache_dir: Optional[str] = None,
-                 python: Optional[str] = None, gpu_lock_dir: Optional[str] = None) -> None:
+    def __init__(self, **options: Any) -> None:
         self._handle: Optional[ctypes.c_void_p] = None
         self.done = False
-        options = _native.OpenOptions()
-        lib.mkb_open_options_init(ctypes.byref(options), ctypes.sizeof(options))
-        # The library copies every string during mkb_open; these locals only need to live until then.
-        options.suite_path, options.dsl_a, options.dsl_b = _text(suite_path), _text(dsl_a), _text(dsl_b)
-        options.problems, options.families = _text(problems), _text(families)
-        options.replicates, options.budget_seconds, options.budget_submissions = replicates, budget_seconds, budget_submissions
-        options.budget_source_bytes, options.skill_max_bytes = budget_source_bytes, skill_max_bytes
-        options.model, options.ledger_path, options.gpus = _text(model), _text(ledger_path), _text(gpus)
-        options.seed = seed
-        options.flags = (1 if compile_only else 0) | (2 if rerun_stale else 0) | (4 if no_sandbox else 0)
-        options.worker_path, options.cache_dir, options.python = _text(worker_path), _text(cache_dir), _text(python)
-        options.gpu_lock_dir = _text(gpu_lock_dir)
+        raw = _open_options(**options)
         handle = ctypes.c_void_p()
-        status = lib.mkb_open(ctypes.byref(options), ctypes.byref(handle))
+        status = lib.mkb_open(ctypes.byref(raw), ctypes.byref(handle))
         if status != _OK:
             message = lib.mkb_session_errmsg(handle) if handle else b""
             lib.mkb_close(handle)
@@ -281,10 +321,11 @@ class Session(_Releasable):
         self._check(lib.mkb_evaluate(self._live(), problem.encode(), dsl.encode(), data, len(data), ctypes.byref(out)))
         return Report(out)
 
-    def score(self, table: bool = False) -> Union[str, dict[str, Any]]:
-        """The scores of every finished trial: a dict, or a readable table."""
+    def score(self, table: bool = False, with_stale: bool = False) -> Union[str, dict[str, Any]]:
+        """The scores of every finished trial: a dict, or a readable table. Stale trials are left out
+        (only counted) unless with_stale."""
         out = ctypes.c_void_p()
-        self._check(lib.mkb_score(self._live(), 1 if table else 0, ctypes.byref(out)))
+        self._check(lib.mkb_score(self._live(), _score_format(table, with_stale), ctypes.byref(out)))
         text = _native.owned_text(out)
         return text if table else json.loads(text)
 
@@ -294,13 +335,34 @@ class Session(_Releasable):
             self._handle = None
 
 
+def _score_format(table: bool, with_stale: bool) -> int:
+    return (_native.SCORE_TABLE if table else _native.SCORE_JSON) | (_native.SCORE_WITH_STALE if with_stale else 0)
 
-def score_ledgers(paths: Sequence[str], table: bool = False) -> Union[str, dict[str, Any]]:
-    """The scores of the finished trials of ledger files, without a session."""
-    array = (ctypes.c_char_p * len(paths))(*[p.encode() for p in paths])
-    out, error = ctypes.c_void_p(), ctypes.c_void_p()
-    status = lib.mkb_score_ledgers(array, len(paths), 1 if table else 0, ctypes.byref(out), ctypes.byref(error))
+
+def _owned_result(status: int, out: ctypes.c_void_p, error: ctypes.c_void_p, table: bool) -> Union[str, dict[str, Any]]:
+    """The owned text of a call that hands back a text or an owned error text."""
     if status != _OK:
         _raise(status, _native.owned_text(error).encode() if error.value else None)
     text = _native.owned_text(out)
     return text if table else json.loads(text)
+
+
+def score_ledgers(paths: Sequence[str], table: bool = False, with_stale: bool = False) -> Union[str, dict[str, Any]]:
+    """The scores of the finished trials of ledger files, without a session; stale trials (judged per
+    file) are left out unless with_stale."""
+    array = (ctypes.c_char_p * len(paths))(*[p.encode() for p in paths])
+    out, error = ctypes.c_void_p(), ctypes.c_void_p()
+    status = lib.mkb_score_ledgers(array, len(paths), _score_format(table, with_stale), ctypes.byref(out),
+                                   ctypes.byref(error))
+    return _owned_result(status, out, error, table)
+
+
+def plan(table: bool = False, **options: Any) -> Union[str, dict[str, Any]]:
+    """A dry run: the trials Session(**options) would plan, each with its state ("done", "skipped",
+    "stale", "interrupted", "pending"), as a dict or a readable list. Starts nothing; reads the
+    ledger without writing or locking it."""
+    raw = _open_options(**options)
+    out, error = ctypes.c_void_p(), ctypes.c_void_p()
+    status = lib.mkb_plan(ctypes.byref(raw), _native.PLAN_TABLE if table else _native.PLAN_JSON, ctypes.byref(out),
+                          ctypes.byref(error))
+    return _owned_result(status, out, error, table)

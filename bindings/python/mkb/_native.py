@@ -11,7 +11,7 @@ ABI_VERSION = 1
 
 
 class OpenOptions(ctypes.Structure):
-    """mkb_open_options, first version."""
+    """mkb_open_options as include/mkb.h declares it, later additions included."""
 
     _fields_ = [
         ("struct_size", ctypes.c_size_t),
@@ -34,6 +34,9 @@ class OpenOptions(ctypes.Structure):
         ("cache_dir", ctypes.c_char_p),
         ("python", ctypes.c_char_p),
         ("gpu_lock_dir", ctypes.c_char_p),
+        ("trials", ctypes.c_char_p),
+        ("directions", ctypes.c_char_p),
+        ("target_arch", ctypes.c_char_p),
     ]
 
 
@@ -96,6 +99,9 @@ _declarations = {
     "mkb_submit_attempt": ([P, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(P)], _status),
     "mkb_submit_skill": ([P, ctypes.c_char_p, ctypes.c_size_t], _status),
     "mkb_task_add_usage": ([P, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_double], _status),
+    "mkb_task_add_usage_v2": ([P, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_double], _status),
+    "mkb_task_set_final": ([P, ctypes.c_char_p, ctypes.c_size_t], _status),
+    "mkb_task_set_final_submission": ([P, ctypes.c_uint32], _status),
     "mkb_finalize": ([P, ctypes.POINTER(P)], _status),
     "mkb_task_release": ([P], None),
     "mkb_report_verdict": ([P], ctypes.c_int32),
@@ -104,6 +110,7 @@ _declarations = {
     "mkb_report_time_us": ([P], ctypes.c_double),
     "mkb_report_baseline_us": ([P], ctypes.c_double),
     "mkb_report_speedup": ([P], ctypes.c_double),
+    "mkb_report_submission": ([P], ctypes.c_uint32),
     "mkb_report_submissions_left": ([P], ctypes.c_uint32),
     "mkb_report_seconds_left": ([P], ctypes.c_double),
     "mkb_report_message": ([P], ctypes.c_char_p),
@@ -112,7 +119,13 @@ _declarations = {
     "mkb_evaluate": ([P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(P)], _status),
     "mkb_score": ([P, ctypes.c_uint32, ctypes.POINTER(P)], _status),
     "mkb_score_ledgers": ([ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_uint32, ctypes.POINTER(P), ctypes.POINTER(P)], _status),
+    "mkb_plan": ([ctypes.POINTER(OpenOptions), ctypes.c_uint32, ctypes.POINTER(P), ctypes.POINTER(P)], _status),
 }
+
+# Flags and formats (include/mkb.h).
+OPEN_COMPILE_ONLY, OPEN_RERUN_STALE, OPEN_NO_SANDBOX = 0x1, 0x2, 0x4
+SCORE_JSON, SCORE_TABLE, SCORE_WITH_STALE = 0, 1, 0x100
+PLAN_JSON, PLAN_TABLE = 0, 1
 
 for _name, (_arguments, _result) in _declarations.items():
     try:

@@ -65,7 +65,7 @@ func main() {
 		fmt.Printf("  final: %s\n", firstLine(record.Message))
 		task.Close()
 	}
-	table, err := s.Score(true)
+	table, err := s.Score(mkb.ScoreFormat{Table: true})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -39,7 +39,8 @@ def test_replay_agent_plays_the_protocol(tmp_path):
 
 
 class StubChat(BaseHTTPRequestHandler):
-    """Scripted replies: a kernel that does not compile, then the stored solution with a skill."""
+    """Scripted replies: a kernel that does not compile, the stored solution with a skill, a slower
+    version of it, then DONE. Usage is OpenAI-style, with prompt-cache tokens."""
     requests: list = []
 
     def do_POST(self):
@@ -48,13 +49,14 @@ class StubChat(BaseHTTPRequestHandler):
         turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
         if turn == 0:
             content = "```cuda\nthis does not compile\n/* mkb:plan\nlaunch k grid(1) block(1) args()\n*/\n```"
-        elif turn == 1:
+        elif turn in (1, 2):
             solution = (ROOT / "problems/moe" / ROUTING / "solutions/cuda.cu").read_text()
-            content = f"```cuda\n{solution}\n// mkb-double: time_us=9\n```\n```skill\nbranch-free top-2\n```"
+            content = f"```cuda\n{solution}\n// mkb-double: time_us={9 if turn == 1 else 20}\n```\n```skill\nbranch-free top-2\n```"
         else:
             content = "DONE"
         reply = {"choices": [{"message": {"role": "assistant", "content": content}}],
-                 "usage": {"prompt_tokens": 1000, "completion_tokens": 100}}
+                 "usage": {"prompt_tokens": 1000, "completion_tokens": 100,
+                           "prompt_tokens_details": {"cached_tokens": 250 * turn}}}
         data = json.dumps(reply).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -76,6 +78,16 @@ def stub_server():
     server.shutdown()
 
 
+def test_usage_counts_of_both_styles():
+    openai = {"prompt_tokens": 1000, "completion_tokens": 100, "prompt_tokens_details": {"cached_tokens": 800}}
+    assert llm_agent.usage_counts(openai) == (1000, 800, 100)
+    assert llm_agent.usage_counts({"prompt_tokens": 10, "completion_tokens": 1, "prompt_tokens_details": None}) == (10, 0, 1)
+    anthropic = {"input_tokens": 50, "cache_read_input_tokens": 900, "cache_creation_input_tokens": 100,
+                 "output_tokens": 70}
+    assert llm_agent.usage_counts(anthropic) == (1050, 900, 70)
+    assert llm_agent.usage_counts({}) == (0, 0, 0)
+
+
 def test_llm_agent_against_a_stub_server(stub_server, tmp_path):
     chat = llm_agent.Chat(stub_server, "stub-model", "secret")
     with mkb.Session(worker_path=WORKER, dsl_a="cuda", dsl_b="cuda", problems=ROUTING, model="stub-model",
@@ -86,8 +98,8 @@ def test_llm_agent_against_a_stub_server(stub_server, tmp_path):
         with task:
             final = llm_agent.attempt(chat, task, rounds=5, log=lines.append)
         assert final.verdict == mkb.Verdict.PASSED
-        assert final.time_us == 9
-        assert "COMPILE_ERROR" in lines[0] and "PASSED" in lines[1]
+        assert final.time_us == 9  # the faster kernel was named final; the slower one came later
+        assert "COMPILE_ERROR" in lines[0] and "PASSED 9.0 us" in lines[1] and "PASSED 20.0 us" in lines[2]
         first, second = StubChat.requests[0], StubChat.requests[1]
         assert first["model"] == "stub-model"
         assert task.problem in first["messages"][1]["content"]  # the instruction went in
@@ -95,10 +107,18 @@ def test_llm_agent_against_a_stub_server(stub_server, tmp_path):
         next_tasks = session.next_tasks(4, wait_ms=1000)
         skill_arm = [t for t in next_tasks if t.arm == mkb.Arm.A2B_SKILL][0]
         assert "branch-free top-2" in skill_arm.source_skill
+        StubChat.requests = []
+        with skill_arm:
+            assert llm_agent.attempt(chat, skill_arm, rounds=5, log=lines.append).time_us == 9
         for t in next_tasks:
             t.close()
     dump = subprocess.run([str(ROOT / "build/bin/mkb"), "ledger", "dump", str(tmp_path / "llm.ledger")],
                           capture_output=True, text=True, check=True)
     records = [json.loads(line) for line in dump.stdout.splitlines()]
-    finished = [r["body"] for r in records if r["body_type"] == "TrialFinished" and r["body"]["trial"].get("arm", 0) == 0]
-    assert finished[0]["input_tokens"] == 3000 and finished[0]["output_tokens"] == 300  # three turns
+    finished = {r["body"]["trial"].get("arm", 0): r["body"] for r in records if r["body_type"] == "TrialFinished"}
+    solo, skill_arm = finished[mkb.Arm.SOLO_A], finished[mkb.Arm.A2B_SKILL]
+    # Four turns, the cached part of their prompts 0 + 250 + 500 + 750 tokens.
+    assert (solo["input_tokens"], solo["cached_input_tokens"], solo["output_tokens"]) == (4000, 1500, 400)
+    assert solo["final_kernel"] == "submission 2"
+    assert skill_arm["skill"] == "branch-free top-2"  # a skill arm keeps a skill too
+    assert skill_arm["cached_input_tokens"] == 1500

@@ -30,6 +30,9 @@ pub const MKB_OPEN_RERUN_STALE: u32 = 0x2;
 pub const MKB_OPEN_NO_SANDBOX: u32 = 0x4;
 pub const MKB_SCORE_JSON: u32 = 0;
 pub const MKB_SCORE_TABLE: u32 = 1;
+pub const MKB_SCORE_WITH_STALE: u32 = 0x100;
+pub const MKB_PLAN_JSON: u32 = 0;
+pub const MKB_PLAN_TABLE: u32 = 1;
 
 #[repr(C)]
 pub struct mkb_session {
@@ -67,6 +70,9 @@ pub struct mkb_open_options {
     pub cache_dir: *const c_char,
     pub python: *const c_char,
     pub gpu_lock_dir: *const c_char,
+    pub trials: *const c_char,
+    pub directions: *const c_char,
+    pub target_arch: *const c_char,
 }
 
 // Declares the functions and, for the header check, a table of (name, parameter count).
@@ -106,6 +112,9 @@ declare! {
     mkb_submit_attempt(task: *mut mkb_task, source: *const c_char, size: usize, report_out: *mut *mut mkb_report) -> mkb_status;
     mkb_submit_skill(task: *mut mkb_task, text: *const c_char, size: usize) -> mkb_status;
     mkb_task_add_usage(task: *mut mkb_task, input_tokens: u64, output_tokens: u64, cost_usd: c_double) -> mkb_status;
+    mkb_task_add_usage_v2(task: *mut mkb_task, input_tokens: u64, cached_input_tokens: u64, output_tokens: u64, cost_usd: c_double) -> mkb_status;
+    mkb_task_set_final(task: *mut mkb_task, source: *const c_char, size: usize) -> mkb_status;
+    mkb_task_set_final_submission(task: *mut mkb_task, submission: u32) -> mkb_status;
     mkb_finalize(task: *mut mkb_task, report_out: *mut *mut mkb_report) -> mkb_status;
     mkb_task_release(task: *mut mkb_task);
     mkb_report_verdict(report: *const mkb_report) -> i32;
@@ -114,6 +123,7 @@ declare! {
     mkb_report_time_us(report: *const mkb_report) -> c_double;
     mkb_report_baseline_us(report: *const mkb_report) -> c_double;
     mkb_report_speedup(report: *const mkb_report) -> c_double;
+    mkb_report_submission(report: *const mkb_report) -> u32;
     mkb_report_submissions_left(report: *const mkb_report) -> u32;
     mkb_report_seconds_left(report: *const mkb_report) -> c_double;
     mkb_report_message(report: *const mkb_report) -> *const c_char;
@@ -122,4 +132,5 @@ declare! {
     mkb_evaluate(session: *mut mkb_session, problem: *const c_char, dsl: *const c_char, source: *const c_char, size: usize, report_out: *mut *mut mkb_report) -> mkb_status;
     mkb_score(session: *mut mkb_session, format: u32, text_out: *mut *mut c_char) -> mkb_status;
     mkb_score_ledgers(paths: *const *const c_char, count: usize, format: u32, text_out: *mut *mut c_char, error_out: *mut *mut c_char) -> mkb_status;
+    mkb_plan(options: *const mkb_open_options, format: u32, text_out: *mut *mut c_char, error_out: *mut *mut c_char) -> mkb_status;
 }

@@ -55,9 +55,10 @@ fn open_options_layout_matches_c() {
 #include <stdio.h>
 #include "mkb.h"
 int main(void) {
-  printf("%zu %zu %zu %zu %zu %zu\n", sizeof(mkb_open_options), offsetof(mkb_open_options, replicates),
+  printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu\n", sizeof(mkb_open_options), offsetof(mkb_open_options, replicates),
          offsetof(mkb_open_options, model), offsetof(mkb_open_options, seed), offsetof(mkb_open_options, python),
-         offsetof(mkb_open_options, gpu_lock_dir));
+         offsetof(mkb_open_options, gpu_lock_dir), offsetof(mkb_open_options, trials),
+         offsetof(mkb_open_options, directions), offsetof(mkb_open_options, target_arch));
   return 0;
 }"#).unwrap();
     let include = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../include");
@@ -75,7 +76,29 @@ int main(void) {
         vec![size_of::<mkb_sys::mkb_open_options>(), offset(std::ptr::addr_of!((*p).replicates) as usize),
              offset(std::ptr::addr_of!((*p).model) as usize), offset(std::ptr::addr_of!((*p).seed) as usize),
              offset(std::ptr::addr_of!((*p).python) as usize),
-             offset(std::ptr::addr_of!((*p).gpu_lock_dir) as usize)]
+             offset(std::ptr::addr_of!((*p).gpu_lock_dir) as usize), offset(std::ptr::addr_of!((*p).trials) as usize),
+             offset(std::ptr::addr_of!((*p).directions) as usize),
+             offset(std::ptr::addr_of!((*p).target_arch) as usize)]
     };
     assert_eq!(c, rust);
+}
+
+#[test]
+fn flags_and_formats_match_the_header() {
+    let text = header();
+    let defined = |name: &str| -> u32 {
+        let line = text.lines().find(|l| l.starts_with(&format!("#define {} ", name))).unwrap_or_else(|| panic!("{}", name));
+        let value = line.split_whitespace().nth(2).unwrap().trim_end_matches('u');
+        match value.strip_prefix("0x") {
+            Some(hex) => u32::from_str_radix(hex, 16).unwrap(),
+            None => value.parse().unwrap(),
+        }
+    };
+    for (name, value) in [("MKB_OPEN_COMPILE_ONLY", mkb_sys::MKB_OPEN_COMPILE_ONLY), ("MKB_OPEN_RERUN_STALE", mkb_sys::MKB_OPEN_RERUN_STALE),
+                          ("MKB_OPEN_NO_SANDBOX", mkb_sys::MKB_OPEN_NO_SANDBOX), ("MKB_SCORE_JSON", mkb_sys::MKB_SCORE_JSON),
+                          ("MKB_SCORE_TABLE", mkb_sys::MKB_SCORE_TABLE), ("MKB_SCORE_WITH_STALE", mkb_sys::MKB_SCORE_WITH_STALE),
+                          ("MKB_PLAN_JSON", mkb_sys::MKB_PLAN_JSON), ("MKB_PLAN_TABLE", mkb_sys::MKB_PLAN_TABLE),
+                          ("MKB_ABI_VERSION", mkb_sys::MKB_ABI_VERSION)] {
+        assert_eq!(defined(name), value, "{}", name);
+    }
 }
