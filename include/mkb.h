@@ -357,7 +357,8 @@ MKB_API void mkb_task_release(mkb_task *task) MKB_NOEXCEPT;
 
 /* Report fields. A report is immutable; strings are borrowed from it until mkb_report_free().
  *   verdict            an mkb_verdict value
- *   counted            1 if the submission consumed one of the budget's submissions, else 0
+ *   counted            1 if the submission entered evaluation, and so (in a task) consumed one of the
+ *                      budget's submissions, else 0
  *   final              1 for the final evaluation of an attempt, else 0
  *   time_us            median device time of the whole launch plan in microseconds; NaN if untimed
  *   baseline_us        median of the problem's unfused baseline, timed in the same evaluation

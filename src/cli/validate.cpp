@@ -180,7 +180,9 @@ int run_suite(int argc, char **argv) {
   std::unique_ptr<session> s;
   try {
     session_arguments options(a);
-    s = std::make_unique<session>(config_from_options(options.options()));
+    session_config config = config_from_options(options.options());
+    config.compile_limit = std::chrono::seconds(600); // the suite's own kernels: sound, not quick to compile
+    s = std::make_unique<session>(config);
   } catch (const error &e) {
     fmt::print(stderr, "mkb suite validate: {}: {}\n", mkb_status_name(e.status()), e.what());
     return e.status() == MKB_ERR_WORKER ? exit_environment : exit_failed;

@@ -40,6 +40,8 @@ session::session(session_config config) : config_(std::move(config)), suite_(sui
   settings.gpu_lock_dir = config_.gpu_lock_dir;
   settings.frontends.cache_dir = config_.cache_dir;
   settings.frontends.sandbox = config_.sandbox;
+  settings.compile_timeout = config_.compile_limit;
+  settings.frontends.time_limit = config_.compile_limit;
   evaluator_ = std::make_unique<evaluator>(*workers_, settings);
 
   session_plan planned = make_session_plan(config_, selected, *dsl_a_, *dsl_b_, evaluator_->settings());

@@ -2,6 +2,7 @@
 // with MKB_ERR_CONFIG naming the field and what was expected.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,6 +36,10 @@ struct session_config {
   std::string cache_dir;
   std::string python = "python3";
   std::string gpu_lock_dir; // empty: the built-in folder
+  // One compilation (NVRTC, a Python DSL's frontend). Not an option: agents get the contract's 120 s;
+  // `mkb suite validate` gives the suite's own solutions longer, so that a loaded machine cannot fail
+  // a sound problem.
+  std::chrono::seconds compile_limit{120};
   std::string target_arch = default_target_arch; // what compile-only sessions compile for
 };
 

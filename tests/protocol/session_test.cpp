@@ -128,7 +128,7 @@ TEST(Session, APythonDslsCompileErrorSpendsASubmission) {
   session s(c);
   bool done = false;
   std::shared_ptr<task> t = s.next_tasks(std::chrono::milliseconds(0), 1, &done)[0];
-  const std::string good = *t->target().solution_for("triton");
+  const std::string good = testing::stored_solution_source(t->target(), "triton");
 
   evaluation_report unparsable = t->submit("def broken(:\n" + good);
   EXPECT_EQ(unparsable.verdict, MKB_VERDICT_REFUSED) << unparsable.message;
