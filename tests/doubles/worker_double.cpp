@@ -66,6 +66,7 @@ protected:
     *driver_version = 13000;
     mkb::wire::device_info d;
     d.name = "mkb test double (no GPU)";
+    d.ordinal = ordinal(); // the one GPU it pretends to serve, whichever ordinal it was given
     d.uuid = "GPU-00000000-0000-0000-0000-000000000000";
     d.major = 9;
     d.minor = 0;
