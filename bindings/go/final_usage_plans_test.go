@@ -257,14 +257,14 @@ func TestStaleTrialsAreScoredOnlyWhenAsked(t *testing.T) {
 	if task, err := s.NextTask(0); task != nil || err != nil {
 		t.Errorf("a stale trial was handed out again: %v", err)
 	}
-	if got := pairs(s.Score(ScoreFormat{})); got != nil {
+	if got := pairs(s.Score(ScoreFormat{})); got != 0.0 {
 		t.Errorf("stale trials scored: %v pairs", got)
 	}
 	if got := pairs(s.Score(ScoreFormat{WithStale: true})); got != 1.0 {
 		t.Errorf("with stale: %v pairs", got)
 	}
 	s.Close()
-	if got := pairs(ScoreLedgers([]string{o.LedgerPath}, ScoreFormat{})); got != nil {
+	if got := pairs(ScoreLedgers([]string{o.LedgerPath}, ScoreFormat{})); got != 0.0 {
 		t.Errorf("ledger, stale left out: %v pairs", got)
 	}
 	if got := pairs(ScoreLedgers([]string{o.LedgerPath}, ScoreFormat{WithStale: true})); got != 1.0 {

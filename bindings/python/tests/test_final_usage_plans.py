@@ -108,9 +108,10 @@ def test_stale_trials_are_scored_only_when_asked(worker, tmp_path):
     assert mkb.plan(**changed)["counts"] == {"stale": 4}
     with mkb.Session(**changed) as session:
         assert session.next_tasks(1) == [] and session.done  # kept, not re-run
-        assert session.score()["directions"] == []
+        left_out = session.score()
+        assert left_out["directions"][0]["pairs"] == 0 and left_out["models"][0]["stale"]["count"] == 4
         assert session.score(with_stale=True)["directions"][0]["pairs"] == 1
-    assert mkb.score_ledgers([ledger])["directions"] == []
+    assert mkb.score_ledgers([ledger])["directions"][0]["pairs"] == 0
     assert mkb.score_ledgers([ledger], with_stale=True)["directions"][0]["pairs"] == 1
     assert "paired comparisons" in mkb.score_ledgers([ledger], table=True, with_stale=True)
     assert mkb.plan(**changed, rerun_stale=True)["counts"] == {"rerun": 4}

@@ -134,11 +134,14 @@ fn stale_trials_are_scored_only_when_asked() {
     let session = mkb::Session::open(&changed).unwrap();
     assert!(session.next_task(0).unwrap().is_none()); // kept, not re-run
     let with_stale = mkb::ScoreFormat { with_stale: true, ..Default::default() };
-    assert!(session.score_json().unwrap().contains("\"directions\":[]"));
+    let left_out = session.score_json().unwrap();
+    assert!(left_out.contains("\"pairs\":0") && !left_out.contains("\"pairs\":1"), "{}", left_out);
+    assert!(left_out.contains("\"stale\":{\"count\":4"), "{}", left_out);
     assert!(session.score(with_stale).unwrap().contains("\"pairs\":1"));
     drop(session);
     let ledger = format!("{}/run.ledger", dir);
-    assert!(mkb::score_ledgers(&[&ledger], mkb::ScoreFormat::default()).unwrap().contains("\"directions\":[]"));
+    let ledger_left_out = mkb::score_ledgers(&[&ledger], mkb::ScoreFormat::default()).unwrap();
+    assert!(ledger_left_out.contains("\"pairs\":0") && !ledger_left_out.contains("\"pairs\":1"));
     assert!(mkb::score_ledgers(&[&ledger], with_stale).unwrap().contains("\"pairs\":1"));
 }
 
