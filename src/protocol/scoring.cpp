@@ -182,7 +182,8 @@ direction_pairs pair_direction(const std::string &model, int skill_arm, const so
       d.unresolved.push_back(std::move(gap));
       continue;
     }
-    const trial_result *source = rep.counted[source_arm], *base = rep.counted[base_arm], *skill = rep.counted[skill_arm];
+    const trial_result *source = rep.counted[source_arm], *base = rep.counted[base_arm];
+    const trial_result *skill = rep.counted[skill_arm];
     pair_unit p;
     p.problem = std::get<1>(id);
     p.family = base->key.family;

@@ -151,7 +151,9 @@ std::string scores_json(const score_report &report) {
 namespace {
 
 // A number, or "-" where there is none (no pairs, no interval).
-std::string figure(double v, const char *format) { return std::isfinite(v) ? fmt::format(fmt::runtime(format), v) : "-"; }
+std::string figure(double v, const char *format) {
+  return std::isfinite(v) ? fmt::format(fmt::runtime(format), v) : "-";
+}
 
 std::string interval(const std::array<double, 2> &c, const char *format) {
   return std::isfinite(c[0]) ? fmt::format(fmt::runtime(format), c[0], c[1]) : std::string("-");
@@ -161,7 +163,8 @@ std::string stale_line(const model_summary &m, bool included) {
   size_t n = m.stale_trials.size();
   if (n == 0) return "";
   const char *trials = n == 1 ? "trial" : "trials";
-  if (included) return fmt::format("model {}: {} stale {} included (MKB_SCORE_WITH_STALE / --with-stale)\n", m.model, n, trials);
+  if (included)
+    return fmt::format("model {}: {} stale {} included (MKB_SCORE_WITH_STALE / --with-stale)\n", m.model, n, trials);
   return fmt::format("model {}: {} stale {} left out; MKB_SCORE_WITH_STALE / --with-stale includes them\n", m.model, n,
                      trials);
 }
@@ -173,11 +176,14 @@ std::string replicate_lines(const direction_score &s) {
   for (size_t i = 0; i < s.unresolved.size() && i < shown; ++i) {
     const unresolved_replicate &u = s.unresolved[i];
     out += fmt::format("    {} r{} lacks", u.problem, u.replicate);
-    for (size_t k = 0; k < u.missing.size(); ++k)
-      out += fmt::format("{} {} ({}, {})", k ? "," : "", u.missing[k].role, arm_name(u.missing[k].arm), u.missing[k].reason);
+    for (size_t k = 0; k < u.missing.size(); ++k) {
+      const missing_record &m = u.missing[k];
+      out += fmt::format("{} {} ({}, {})", k ? "," : "", m.role, arm_name(m.arm), m.reason);
+    }
     out += "\n";
   }
-  if (s.unresolved.size() > shown) out += fmt::format("    and {} more (listed in the JSON)\n", s.unresolved.size() - shown);
+  if (s.unresolved.size() > shown)
+    out += fmt::format("    and {} more (listed in the JSON)\n", s.unresolved.size() - shown);
   return out;
 }
 
@@ -237,8 +243,8 @@ std::string usage_block(const model_summary &m) {
   for (int arm = 0; arm < static_cast<int>(m.usage_by_arm.size()); ++arm) {
     const arm_usage &u = m.usage_by_arm[arm];
     out += fmt::format("  {:<10} {:>7} {:>13} {:>13} {:>14} {:>9.2f} {:>7} {:>12} ({})\n", arm_name(arm), u.trials,
-                       u.input_tokens, u.cached_input_tokens, u.output_tokens, u.cost_usd, figure(u.mean_seconds(), "{:.1f}"),
-                       u.submissions, figure(u.mean_submissions(), "{:.1f}"));
+                       u.input_tokens, u.cached_input_tokens, u.output_tokens, u.cost_usd,
+                       figure(u.mean_seconds(), "{:.1f}"), u.submissions, figure(u.mean_submissions(), "{:.1f}"));
   }
   return out + "\n";
 }
