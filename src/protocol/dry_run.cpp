@@ -6,23 +6,11 @@
 
 #include "core/json_writer.hpp"
 #include "core/names.hpp"
-#include "core/text.hpp"
 #include "protocol/ledger.hpp"
 #include "protocol/plan_setup.hpp"
 #include "spec/suite.hpp"
 
 namespace mkb {
-
-namespace {
-
-// A skill arm whose source has ended with an empty skill: a session records it as skipped on opening.
-bool skipped_on_open(const four_arm_plan &plan, const planned_trial &t) {
-  if (t.source < 0 || t.state == trial_state::finished) return false;
-  const planned_trial &source = plan.trials()[t.source];
-  return source.state == trial_state::finished && source.result && trim(source.result->skill).empty();
-}
-
-} // namespace
 
 std::string dry_run(const session_config &config, bool table) {
   suite problems = suite::load(config.suite_path);
@@ -35,9 +23,14 @@ std::string dry_run(const session_config &config, bool table) {
     int interrupted = 0;
     plan.restore(ledger::read(*config.ledger_path), config.rerun_stale, &interrupted);
   }
-  auto state_of = [&](const planned_trial &t) -> std::string { return skipped_on_open(plan, t) ? "skipped" : plan_state_name(t); };
+  auto index_of = [&](const planned_trial &t) { return static_cast<int>(&t - plan.trials().data()); };
+  auto state_of = [&](const planned_trial &t) -> std::string {
+    return plan.left_without_skill(index_of(t)) ? "skipped" : plan_state_name(t);
+  };
   // A session opened with this configuration hands these out.
-  auto will_run = [&](const planned_trial &t) { return t.state != trial_state::finished && !skipped_on_open(plan, t); };
+  auto will_run = [&](const planned_trial &t) {
+    return t.state != trial_state::finished && !plan.left_without_skill(index_of(t));
+  };
   std::map<std::string, int> counts;
   int to_run = 0;
   for (const planned_trial &t : plan.trials()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/text.hpp"
 #include "dsl/dsl.hpp"
 #include "mkb.h"
 #include "spec/problem.hpp"
@@ -118,6 +119,13 @@ std::optional<int> four_arm_plan::finish(int index, trial_result result) {
     return t.dependent;
   }
   return std::nullopt;
+}
+
+bool four_arm_plan::left_without_skill(int index) const {
+  const planned_trial &t = trials_[index];
+  if (t.source < 0 || t.state == trial_state::finished) return false;
+  const planned_trial &source = trials_[t.source];
+  return source.state == trial_state::finished && source.result && trim(source.result->skill).empty();
 }
 
 bool four_arm_plan::all_handed_out() const {

@@ -55,6 +55,10 @@ public:
   // that became ready, if any.
   std::optional<int> finish(int index, trial_result result);
 
+  // Whether the trial is a skill arm not yet finished whose source ended with an empty skill: it is
+  // never handed out, but recorded as skipped (the session does so; a dry run says so).
+  bool left_without_skill(int index) const;
+
   bool all_handed_out() const;
   bool all_finished() const;
   std::vector<planned_trial> &trials() { return trials_; }

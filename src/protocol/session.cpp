@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/text.hpp"
 #include "dsl/dsl.hpp"
 #include "protocol/instruction.hpp"
 #include "protocol/plan_setup.hpp"
@@ -80,9 +79,8 @@ session::~session() {
 }
 
 void session::skip_if_no_skill(int skill_arm) {
+  if (!plan_->left_without_skill(skill_arm)) return;
   planned_trial &t = plan_->trials()[skill_arm];
-  const planned_trial &source = plan_->trials()[t.source];
-  if (!source.result || !trim(source.result->skill).empty()) return;
   // Recorded as skipped, never handed out, scored as its base.
   trial_result r;
   r.key = t.key;

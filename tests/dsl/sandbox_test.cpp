@@ -24,6 +24,7 @@
 #include "spec/file_source.hpp"
 #include "spec/problem.hpp"
 #include "support/paths.hpp"
+#include "support/scoped_environment.hpp"
 #include "support/temp_dir.hpp"
 #include "support/triton_scale.hpp"
 
@@ -34,22 +35,7 @@ using testing::triton_scale;
 
 namespace fs = std::filesystem;
 
-// Sets an environment variable for the life of the object.
-class scoped_environment {
-public:
-  scoped_environment(const char *name, const std::string &value) : name_(name) {
-    if (const char *old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~scoped_environment() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-
-private:
-  const char *name_;
-  std::optional<std::string> old_;
-};
+using testing::scoped_environment;
 
 // A TCP listener on 127.0.0.1 that never blocks: whether anyone connected.
 class listener {

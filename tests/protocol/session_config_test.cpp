@@ -9,27 +9,12 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "support/scoped_environment.hpp"
 
 namespace mkb {
 namespace {
 
-// Sets (or with nullptr, clears) an environment variable for the life of the object.
-class scoped_environment {
-public:
-  scoped_environment(const char *name, const char *value) : name_(name) {
-    if (const char *old = std::getenv(name)) old_ = old;
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~scoped_environment() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-
-private:
-  const char *name_;
-  std::optional<std::string> old_;
-};
+using testing::scoped_environment;
 
 mkb_open_options defaults() {
   mkb_open_options o{}; // as mkb_open_options_init leaves them

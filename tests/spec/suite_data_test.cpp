@@ -8,6 +8,7 @@
 #include "spec/file_source.hpp"
 #include "spec/suite.hpp"
 #include "support/stored_solutions.hpp"
+#include "support/scoped_environment.hpp"
 #include "support/temp_dir.hpp"
 
 namespace mkb {
@@ -33,19 +34,7 @@ std::pair<mkb_status, std::string> failure(const suite_data &data, const problem
   return {MKB_OK, "found"};
 }
 
-// $MKB_SUITE_DATA_DIR set (or unset) for one scope.
-class scoped_environment {
-public:
-  explicit scoped_environment(const char *value) {
-    if (const char *old = std::getenv(name)) old_ = old;
-    value ? ::setenv(name, value, 1) : ::unsetenv(name);
-  }
-  ~scoped_environment() { old_ ? ::setenv(name, old_->c_str(), 1) : ::unsetenv(name); }
-
-private:
-  static constexpr const char *name = "MKB_SUITE_DATA_DIR";
-  std::optional<std::string> old_;
-};
+using testing::scoped_environment;
 
 class SuiteData : public ::testing::Test {
 protected:
@@ -93,7 +82,7 @@ TEST_F(SuiteData, AMissingOrEmptySolutionFileIsNamed) {
 }
 
 TEST(SuiteDataLocation, AGivenFolderIsTheOnlyOneTriedThenTheEnvironmentThenSourceTreeAndInstall) {
-  scoped_environment unset(nullptr);
+  scoped_environment unset("MKB_SUITE_DATA_DIR", nullptr);
   EXPECT_EQ(suite_data::locate(fs::path("/given")).candidates(), std::vector<fs::path>{"/given"});
 
   std::vector<fs::path> defaults = suite_data::locate(std::nullopt).candidates();
@@ -102,7 +91,7 @@ TEST(SuiteDataLocation, AGivenFolderIsTheOnlyOneTriedThenTheEnvironmentThenSourc
   // The build tree mirrors the install tree: bin/../share/mkb/problems.
   EXPECT_EQ(defaults[1], (testing::test_binary_dir() / ".." / "share" / "mkb" / "problems").lexically_normal());
 
-  scoped_environment set("/from/environment");
+  scoped_environment set("MKB_SUITE_DATA_DIR", "/from/environment");
   EXPECT_EQ(suite_data::locate(std::nullopt).candidates(), std::vector<fs::path>{"/from/environment"});
   EXPECT_EQ(suite_data::locate(fs::path("/given")).candidates(), std::vector<fs::path>{"/given"});
 }
