@@ -2,6 +2,17 @@
 # gives mkb::mkb and mkb::mkb_static) and a pkg-config file (mkb.pc, mkb-static.pc).
 include(CMakePackageConfigHelpers)
 
+# The Python wheel (pyproject.toml; scikit-build-core sets SKBUILD): the library and its worker side
+# by side inside the package, where _native.py loads the one and the library finds the other (same
+# folder, src/eval/worker_client.cpp). A wheel holds no symlinks, so the library is one file named by
+# its soname. Nothing else: no header, CLI, CMake package or suite data.
+if(SKBUILD)
+  set_target_properties(mkb PROPERTIES VERSION ${MKB_ABI_VERSION})
+  install(TARGETS mkb LIBRARY DESTINATION mkb NAMELINK_SKIP)
+  install(TARGETS mkb_worker RUNTIME DESTINATION mkb)
+  return()
+endif()
+
 install(FILES include/mkb.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS mkb mkb_static EXPORT mkb_targets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
