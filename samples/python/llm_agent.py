@@ -90,7 +90,7 @@ def attempt(chat: Chat, task: mkb.Task, rounds: int, log=print) -> mkb.Report:
             log(f"{task.id}: {error}")
             break
         passed |= report.passed
-        log(f"{task.id}: {report.verdict.name} {'' if report.time_us != report.time_us else f'{report.time_us:.1f} us'}")
+        log(f"{task.id}: {report.verdict} {'' if report.time_us != report.time_us else f'{report.time_us:.1f} us'}")
         if report.passed and report.time_us < best_us:
             best_us = report.time_us
             try:
@@ -117,7 +117,7 @@ def main() -> int:
         for task in session.tasks(wait_ms=1000):
             with task:
                 final = attempt(chat, task, args.rounds)
-                print(f"{task.id}: final {final.verdict.name}", flush=True)
+                print(f"{task.id}: final {final.verdict}", flush=True)
         print(session.score(table=True))
     return 0
 

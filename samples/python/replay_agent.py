@@ -96,7 +96,7 @@ def main() -> int:
     if problems is None:
         pair = (args.dsl_a, args.dsl_b) if args.dsl_a and args.dsl_b else DEFAULT_PAIR
         have, lack = replayable(pair)
-        problems = ",".join(have)
+        problems = have
         print(f"{len(have)} problems have stored solutions in both {pair[0]} and {pair[1]}; "
               f"{len(lack)} have none yet in one of them and are left out")
     with mkb.Session(ledger_path=args.ledger, model=args.model, problems=problems, dsl_a=args.dsl_a,

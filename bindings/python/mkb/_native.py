@@ -41,8 +41,9 @@ class OpenOptions(ctypes.Structure):
 
 
 def _candidates() -> list[str]:
-    """Where libmkb is looked for: $MKB_LIB_PATH (a file or a folder), this package's folder, the
-    prefix this Python runs in, then the system's search."""
+    """Where libmkb is looked for: $MKB_LIB_PATH (a file or a folder), this package's folder (where
+    the libmkb wheel puts it, beside its worker), the prefix this Python runs in, then the system's
+    search."""
     found = []
     override = os.environ.get("MKB_LIB_PATH")
     if override:
@@ -66,7 +67,8 @@ def _load() -> ctypes.CDLL:
             return ctypes.CDLL(candidate)
         except OSError as error:
             errors.append(f"{candidate}: {error}")
-    raise ImportError("libmkb was not found; set MKB_LIB_PATH to libmkb.so.1 or its folder. Tried: " + "; ".join(errors))
+    raise ImportError("libmkb was not found; install the libmkb wheel (`pip install .` in libmkb's repository) "
+                      "or set MKB_LIB_PATH to libmkb.so.1 or its folder. Tried: " + "; ".join(errors))
 
 
 lib = _load()
@@ -120,6 +122,8 @@ _declarations = {
     "mkb_score": ([P, ctypes.c_uint32, ctypes.POINTER(P)], _status),
     "mkb_score_ledgers": ([ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_uint32, ctypes.POINTER(P), ctypes.POINTER(P)], _status),
     "mkb_plan": ([ctypes.POINTER(OpenOptions), ctypes.c_uint32, ctypes.POINTER(P), ctypes.POINTER(P)], _status),
+    "mkb_list_problems": ([ctypes.POINTER(OpenOptions), ctypes.POINTER(P), ctypes.POINTER(P)], _status),
+    "mkb_list_dsls": ([ctypes.POINTER(OpenOptions), ctypes.POINTER(P), ctypes.POINTER(P)], _status),
 }
 
 # Flags and formats (include/mkb.h).

@@ -1,5 +1,6 @@
 """The bindings against include/mkb.h: every function declared, mkb_open_options laid out as a C
 compiler lays it out, and its later fields read by the library where the header says they are."""
+import ctypes
 import re
 import shutil
 import subprocess
@@ -36,7 +37,7 @@ def test_open_options_layout_matches_c(tmp_path):
     subprocess.run([compiler, "-I", str(ROOT / "include"), str(probe), "-o", str(tmp_path / "layout")], check=True)
     c_layout = [int(v) for v in subprocess.run([str(tmp_path / "layout")], capture_output=True, text=True,
                                                check=True).stdout.split()]
-    python_layout = [mkb.ctypes.sizeof(_native.OpenOptions)]
+    python_layout = [ctypes.sizeof(_native.OpenOptions)]
     python_layout += [getattr(_native.OpenOptions, name).offset for name in fields]
     assert python_layout == c_layout
 
