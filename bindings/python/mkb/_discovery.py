@@ -55,12 +55,16 @@ class Dsl:
 
 @dataclass(frozen=True)
 class DslSurvey:
-    """The DSLs as `mkb doctor` sees them: the frontends' interpreter, the default pair, whether
-    the sandbox for Python frontends is usable (and why not), and every registered DSL."""
+    """The DSLs as `mkb doctor` sees them: the frontends' interpreter, the default pair and the pair
+    the options select (and whether both of it can run here), the sandbox of the Python frontends
+    (usable: their submissions can run; confined: inside it, not opted out), and every DSL."""
 
     python: str
     default_pair: tuple[str, str]
+    pair: tuple[str, str]
+    pair_usable: bool
     sandbox_usable: bool
+    sandbox_confined: bool
     sandbox_detail: str
     dsls: tuple[Dsl, ...]
 
@@ -91,5 +95,6 @@ def list_dsls(*, python: Optional[StrPath] = None, dsl_a: Optional[str] = None, 
     options (python defaults as in Session: MKB_PYTHON, else this interpreter)."""
     data = _call(lib.mkb_list_dsls, open_options(python=python, dsl_a=dsl_a, dsl_b=dsl_b, no_sandbox=no_sandbox))
     sandbox = data["sandbox"]
-    return DslSurvey(data["python"], tuple(data["default_pair"]), bool(sandbox["usable"]), sandbox["detail"],
+    return DslSurvey(data["python"], tuple(data["default_pair"]), tuple(data["pair"]), bool(data["pair_usable"]),
+                     bool(sandbox["usable"]), bool(sandbox["confined"]), sandbox["detail"],
                      tuple(Dsl(d["name"], d["display_name"], bool(d["usable"]), d["detail"]) for d in data["dsls"]))

@@ -47,17 +47,21 @@ def test_the_dsls_say_whether_each_is_usable(monkeypatch):
     assert all(d.detail for d in survey.dsls if not d.usable)  # every refusal says why
     assert survey.python == sys.executable  # the binding's default interpreter reached the library
     assert survey.pair == ("cuda", "cuda") and survey.pair_usable
+    assert survey.sandbox_detail
     assert len(survey.default_pair) == 2 and all(n in names for n in survey.default_pair)
     with pytest.raises(KeyError, match="no DSL named 'cobol'; registered: .*cuda"):
         survey["cobol"]
 
 
-def test_the_dsls_take_the_session_options(tmp_path):
+def test_the_dsls_take_the_session_options(tmp_path, monkeypatch):
     interpreter = tmp_path / "no-such-python"
     survey = mkb.list_dsls(python=interpreter)
     assert survey.python == str(interpreter)
     assert survey["cuda"].usable  # NVRTC needs no interpreter
     assert [d for d in survey.dsls if not d.usable]  # the Python DSLs cannot run without one
+    assert not mkb.list_dsls(no_sandbox=True).sandbox_confined
+    monkeypatch.setenv("MKB_PYTHON", str(interpreter))  # read by the library, not replaced by the binding
+    assert mkb.list_dsls().python == str(interpreter)
     with pytest.raises(mkb.NotFoundError, match="cobol"):
         mkb.list_dsls(dsl_a="cuda", dsl_b="cobol")
     with pytest.raises(mkb.ConfigError):
