@@ -19,12 +19,14 @@ if ! "$python" -c 'import venv, ensurepip' 2>/dev/null; then
 fi
 
 step "building the wheel"
+# In a venv of its own: a stock Debian python3 has venv but may lack pip.
+"$python" -m venv "$work/builder"
 export SKBUILD_BUILD_DIR="$repo/build-wheel"
 if command -v ccache >/dev/null; then
   export SKBUILD_CMAKE_ARGS="-DCMAKE_CXX_COMPILER_LAUNCHER=ccache;-DCMAKE_C_COMPILER_LAUNCHER=ccache"
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$repo}
 fi
-"$python" -m pip wheel --no-deps --quiet --wheel-dir "$work/dist" "$repo"
+"$work/builder/bin/python" -m pip wheel --no-deps --quiet --wheel-dir "$work/dist" "$repo"
 wheels=("$work"/dist/libmkb-*.whl)
 [ -f "${wheels[0]}" ] || { echo "wheel test: pip wheel produced no libmkb wheel" >&2; exit 1; }
 step "built $(basename "${wheels[0]}") ($(du -k "${wheels[0]}" | cut -f1) KiB)"

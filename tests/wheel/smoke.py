@@ -16,6 +16,8 @@ def main(problems: Path, cache_dir: Path) -> None:
     assert package.is_relative_to(Path(sys.prefix).resolve()), f"mkb imported from {package}, not the venv"
     assert (package / "libmkb.so.1").is_file(), f"no libmkb.so.1 in {package}"
     assert os.access(package / "mkb-worker", os.X_OK), f"no executable mkb-worker in {package}"
+    # The build machine's DSL interpreter (.venv of scripts/setup) is not recorded in the wheel's library.
+    assert b"/.venv/bin/python3" not in (package / "libmkb.so.1").read_bytes(), "libmkb.so.1 records a .venv"
     print(f"libmkb {mkb.version()} from {package}")
 
     source = (problems / "moe" / PROBLEM / "solutions" / "cuda.cu").read_text()

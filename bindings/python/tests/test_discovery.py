@@ -58,7 +58,8 @@ def test_the_dsls_take_the_session_options(tmp_path, monkeypatch):
     survey = mkb.list_dsls(python=interpreter)
     assert survey.python == str(interpreter)
     assert survey["cuda"].usable  # NVRTC needs no interpreter
-    assert [d for d in survey.dsls if not d.usable]  # the Python DSLs cannot run without one
+    refused = [d for d in survey.dsls if not d.usable]  # the Python DSLs cannot run without one
+    assert refused and all(str(interpreter) in d.detail for d in refused)
     assert not mkb.list_dsls(no_sandbox=True).sandbox_confined
     monkeypatch.setenv("MKB_PYTHON", str(interpreter))  # read by the library, not replaced by the binding
     assert mkb.list_dsls().python == str(interpreter)
