@@ -9,9 +9,8 @@
 #include "core/files.hpp"
 #include "cuda/nvrtc_compiler.hpp"
 #include "cuda/ptx_entries.hpp"
-#include "dsl/dsl.hpp"
-#include "dsl/sandbox.hpp"
 #include "eval/worker_client.hpp"
+#include "protocol/discovery.hpp"
 #include "mkb.h"
 
 namespace mkb::cli {
@@ -25,9 +24,6 @@ extern "C" __global__ void mkb_doctor_scale(const __nv_bfloat16 *x, float *y, fl
   if (i < n) y[i] = s * __bfloat162float(x[i]);
 }
 )";
-
-// The DSLs the benchmark knows of, registered in this build or not.
-constexpr const char *known_dsls[] = {"cuda", "cute-dsl", "tirx", "triton", "cute"};
 
 } // namespace
 
@@ -89,25 +85,10 @@ int run_doctor(int argc, char **argv) {
   fmt::print("cache        {}\n", default_cache_dir().string());
   fmt::print("{}", worker_lines);
 
-  frontend_environment env;
-  if (auto python = environment("MKB_PYTHON")) env.python = *python;
-  const python_sandbox &box = python_sandbox_for(env.python);
-  if (sandbox_disabled_by_environment())
-    fmt::print("sandbox      off (MKB_NO_SANDBOX is set): Python DSL submissions run unconfined\n");
-  else if (box.usable())
-    fmt::print("sandbox      usable: {} confines {} (no network, no home, a private /tmp)\n", box.bwrap, box.interpreter);
-  else if (!box.sandbox_error.empty())
-    fmt::print("sandbox      NOT usable: {}; Python DSL submissions are refused (MKB_NO_SANDBOX=1 or --no-sandbox runs "
-               "them unconfined)\n", box.sandbox_error);
-  else
-    fmt::print("sandbox      not checked: {}\n", box.interpreter_error);
-  for (const char *name : known_dsls) {
-    const dsl *d = find_dsl(name);
-    std::string why;
-    if (!d) fmt::print("DSL {:<9}unknown: no frontend registered in this build\n", name);
-    else if (d->usable(env, &why)) fmt::print("DSL {:<9}usable ({})\n", name, why);
-    else fmt::print("DSL {:<9}not usable: {}\n", name, why);
-  }
+  toolchain_survey toolchains = survey_toolchains(config_from_options(nullptr));
+  fmt::print("sandbox      {}: {}\n", toolchains.sandbox_confined ? "usable" : toolchains.sandbox_usable ? "off" : "NOT usable", toolchains.sandbox_detail);
+  for (const dsl_availability &d : toolchains.dsls)
+    fmt::print("DSL {:<9}{}: {}\n", d.name, d.usable ? "usable" : "not usable", d.detail);
 
   if (!compiler_ok || worker_path.empty()) {
     fmt::print("verdict      broken: kernels cannot be compiled or the worker is missing\n");
