@@ -23,7 +23,9 @@
 //! session alive. Handles are released on drop. Every failure is an `Error` whose `kind()` is the C
 //! status.
 mod arm;
+mod discovery;
 mod error;
+mod json;
 mod options;
 mod plan;
 mod report;
@@ -34,6 +36,7 @@ mod text;
 mod verdict;
 
 pub use arm::Arm;
+pub use discovery::{list_dsls, list_problems, Dsl, DslList, Problem, ProblemList, Sandbox, Tensor};
 pub use error::{Error, ErrorKind, Result};
 pub use options::SessionOptions;
 pub use plan::plan;
