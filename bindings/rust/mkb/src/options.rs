@@ -40,7 +40,7 @@ pub struct SessionOptions {
     /// The Python interpreter of the Python DSL frontends.
     pub python: Option<PathBuf>,
     pub gpu_lock_dir: Option<PathBuf>,
-    /// Comma-separated globs over trial ids "<problem>/<dsl>/<arm>/r<replicate>".
+    /// Comma-separated globs over trial ids `"<problem>/<dsl>/<arm>/r<replicate>"`.
     pub trials: Option<String>,
     /// Comma-separated "a_to_b", "b_to_a".
     pub directions: Option<String>,

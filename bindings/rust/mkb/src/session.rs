@@ -27,7 +27,7 @@ impl Drop for SessionHandle {
 
 /// `wait` in whole milliseconds as the C API takes them, rounded up, at most `u32::MAX`.
 pub(crate) fn milliseconds(wait: Duration) -> u32 {
-    let ms = (wait.as_nanos() + 999_999) / 1_000_000; // u128: no overflow, even for Duration::MAX
+    let ms = wait.as_nanos().div_ceil(1_000_000);
     u32::try_from(ms).unwrap_or(u32::MAX)
 }
 

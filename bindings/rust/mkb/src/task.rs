@@ -15,7 +15,7 @@ use crate::text::text;
 pub struct Task {
     raw: NonNull<sys::mkb_task>,
     _session: Arc<SessionHandle>,
-    /// "<problem>/<dsl>/<arm>/r<replicate>", unique in the session.
+    /// `"<problem>/<dsl>/<arm>/r<replicate>"`, unique in the session.
     pub id: String,
     pub problem: String,
     pub family: String,

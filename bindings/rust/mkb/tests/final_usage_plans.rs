@@ -142,9 +142,9 @@ fn stale_trials_are_scored_only_when_asked() {
     assert!(session.score(with_stale).unwrap().contains("\"pairs\":1"));
     drop(session);
     let ledger = dir.join("run.ledger");
-    let ledger_left_out = mkb::score_ledgers(&[&ledger], mkb::ScoreFormat::default()).unwrap();
+    let ledger_left_out = mkb::score_ledgers([&ledger], mkb::ScoreFormat::default()).unwrap();
     assert!(ledger_left_out.contains("\"pairs\":0") && !ledger_left_out.contains("\"pairs\":1"));
-    assert!(mkb::score_ledgers(&[&ledger], with_stale).unwrap().contains("\"pairs\":1"));
+    assert!(mkb::score_ledgers([&ledger], with_stale).unwrap().contains("\"pairs\":1"));
 }
 
 #[test]

@@ -52,9 +52,9 @@ fn the_four_arms_and_scores() {
     assert_eq!(played, 4);
     assert!(session.score_table().unwrap().contains("model rust"));
     drop(session);
-    let json = mkb::score_ledgers(&[&dir.join("run.ledger")], mkb::ScoreFormat::default()).unwrap();
+    let json = mkb::score_ledgers([dir.join("run.ledger")], mkb::ScoreFormat::default()).unwrap();
     assert!(json.contains("\"pairs\":1"), "{}", json);
-    let error = mkb::score_ledgers(&["/nonexistent/ledger"], mkb::ScoreFormat::default()).unwrap_err();
+    let error = mkb::score_ledgers(["/nonexistent/ledger"], mkb::ScoreFormat::default()).unwrap_err();
     assert_eq!(error.kind(), mkb::ErrorKind::Io);
     assert!(error.to_string().contains("MKB_ERR_IO"));
 }
