@@ -26,8 +26,10 @@ impl Drop for SessionHandle {
 }
 
 /// `wait` in whole milliseconds as the C API takes them, rounded up, at most `u32::MAX`.
+// Not `div_ceil`: Debian 12's Rust (1.63, the declared rust-version) lacks it; u128 cannot overflow here.
+#[allow(unknown_lints, clippy::manual_div_ceil)]
 pub(crate) fn milliseconds(wait: Duration) -> u32 {
-    let ms = wait.as_nanos().div_ceil(1_000_000);
+    let ms = (wait.as_nanos() + 999_999) / 1_000_000;
     u32::try_from(ms).unwrap_or(u32::MAX)
 }
 
