@@ -13,17 +13,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 const routing = "topk_softmax_routing_mixtral_8x7b_bf16"
-
-func status(err error) int {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Status
-	}
-	return 0
-}
 
 func decode(t *testing.T, text string) map[string]any {
 	var v map[string]any
@@ -52,7 +45,7 @@ func finishedRecords(t *testing.T, ledger string) []map[string]any {
 func playAll(t *testing.T, s *Session) int {
 	played := 0
 	for {
-		task, err := s.NextTask(200)
+		task, err := s.NextTask(200 * time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,21 +66,38 @@ func playAll(t *testing.T, s *Session) int {
 	}
 }
 
+// bindingSource is the text of every Go file of the binding but its tests.
+func bindingSource(t *testing.T) string {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(text)
+	}
+	return all.String()
+}
+
 func TestEveryFunctionOfTheHeaderIsBound(t *testing.T) {
 	header, err := os.ReadFile(filepath.Join(root(), "include/mkb.h"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	source, err := os.ReadFile("mkb.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	source := bindingSource(t)
 	functions := regexp.MustCompile(`(?m)^MKB_API [^(]*?\b(mkb_\w+)\(`).FindAllStringSubmatch(string(header), -1)
 	if len(functions) < 40 {
 		t.Fatalf("found %d functions in mkb.h", len(functions))
 	}
 	for _, f := range functions {
-		if !strings.Contains(string(source), "C."+f[1]+"(") {
+		if !strings.Contains(source, "C."+f[1]+"(") {
 			t.Errorf("%s is not called by the Go binding", f[1])
 		}
 	}
@@ -101,7 +111,7 @@ func TestUsageCountsCachedTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	task, err := s.NextTask(0)
-	if err != nil || task.ArmName != "solo_a" || !strings.Contains(task.JSON, routing) {
+	if err != nil || task.Arm != ArmSoloA || !strings.Contains(task.JSON, routing) {
 		t.Fatalf("%v %+v", err, task)
 	}
 	for _, err := range []error{task.AddUsageV2(1000, 600, 100, 0.25), task.AddUsageV2(500, 500, 50, 0.25),
@@ -111,7 +121,7 @@ func TestUsageCountsCachedTokens(t *testing.T) {
 		}
 	}
 	err = task.AddUsageV2(60, 61, 0, 0)
-	if status(err) != ErrInvalidArgument || !strings.Contains(err.Error(), "cached_input_tokens (61)") {
+	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "cached_input_tokens (61)") {
 		t.Errorf("cached above input: %v", err)
 	}
 	task.Close()
@@ -142,19 +152,19 @@ func TestTheFinalKernelIsTheOneNamed(t *testing.T) {
 			t.Fatalf("submission %d: %v %+v", i+1, err, r)
 		}
 	}
-	if err := named.SetFinalSubmission(2); status(err) != ErrNotFound || !strings.Contains(err.Error(), "did not enter evaluation") {
+	if err := named.SetFinalSubmission(2); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "did not enter evaluation") {
 		t.Errorf("a refused submission named final: %v", err)
 	}
-	if err := named.SetFinalSubmission(9); status(err) != ErrNotFound {
+	if err := named.SetFinalSubmission(9); !errors.Is(err, ErrNotFound) {
 		t.Errorf("no such submission: %v", err)
 	}
 	if err := named.SetFinalSubmission(1); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := named.Finalize(); err != nil || !r.Final || r.TimeUs != 10 || r.Submission != 0 {
+	if r, err := named.Finalize(); err != nil || !r.Final || r.TimeUS != 10 || r.Submission != 0 {
 		t.Errorf("final of submission 1: %v %+v", err, r)
 	}
-	if err := named.SetFinalSubmission(1); status(err) != ErrState {
+	if err := named.SetFinalSubmission(1); !errors.Is(err, ErrState) {
 		t.Errorf("after the end: %v", err)
 	}
 	named.Close()
@@ -163,13 +173,13 @@ func TestTheFinalKernelIsTheOneNamed(t *testing.T) {
 	if _, err := written.Submit(kernel(t, 20)); err != nil {
 		t.Fatal(err)
 	}
-	if err := written.SetFinal(strings.Repeat("y", 20000)); status(err) != ErrConfig {
+	if err := written.SetFinal(strings.Repeat("y", 20000)); !errors.Is(err, ErrConfig) {
 		t.Errorf("an oversized final kernel: %v", err)
 	}
 	if err := written.SetFinal(kernel(t, 7)); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := written.Finalize(); err != nil || r.TimeUs != 7 {
+	if r, err := written.Finalize(); err != nil || r.TimeUS != 7 {
 		t.Errorf("final of a named source: %v %+v", err, r)
 	}
 	written.Close()
@@ -184,10 +194,10 @@ func TestEvaluateOutsideTasks(t *testing.T) {
 	}
 	defer s.Close()
 	r, err := s.Evaluate(routing, "cuda", kernel(t, 7))
-	if err != nil || !r.Passed() || r.TimeUs != 7 || r.Submission != 0 {
+	if err != nil || !r.Passed() || r.TimeUS != 7 || r.Submission != 0 {
 		t.Errorf("%v %+v", err, r)
 	}
-	if _, err := s.Evaluate("no_such_problem", "cuda", "x"); status(err) != ErrNotFound {
+	if _, err := s.Evaluate("no_such_problem", "cuda", "x"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown problem: %v", err)
 	}
 }
@@ -220,7 +230,7 @@ func TestPlansAreDryRunsWithStates(t *testing.T) {
 		t.Errorf("%v\n%s", err, table)
 	}
 	o.Directions = "a_to_c"
-	if _, err := Plan(o, false); status(err) != ErrConfig || !strings.Contains(err.Error(), "directions") {
+	if _, err := Plan(o, false); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "directions") {
 		t.Errorf("a bad direction: %v", err)
 	}
 }
@@ -275,7 +285,7 @@ func TestStaleTrialsAreScoredOnlyWhenAsked(t *testing.T) {
 		t.Errorf("%v\n%s", err, table)
 	}
 	_, err = ScoreLedgers([]string{"/nonexistent/ledger"}, ScoreFormat{})
-	if status(err) != ErrIO || !strings.Contains(err.Error(), "/nonexistent/ledger") {
+	if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "/nonexistent/ledger") {
 		t.Errorf("a missing ledger: %v", err)
 	}
 }
@@ -284,12 +294,12 @@ func TestLaterOptionFieldsReachTheLibrary(t *testing.T) {
 	// Each error names a value only the field at its C offset could have carried.
 	o := options(t)
 	o.Trials = "nothing/*"
-	if _, err := Open(o); status(err) != ErrConfig || !strings.Contains(err.Error(), `trials: "nothing/*" matches no trial`) {
+	if _, err := Open(o); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), `trials: "nothing/*" matches no trial`) {
 		t.Errorf("trials: %v", err)
 	}
 	o = options(t)
 	o.Directions = "sideways"
-	if _, err := Open(o); status(err) != ErrConfig || !strings.Contains(err.Error(), `got "sideways"`) {
+	if _, err := Open(o); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), `got "sideways"`) {
 		t.Errorf("directions: %v", err)
 	}
 }
@@ -298,7 +308,7 @@ func TestNamesAndVersions(t *testing.T) {
 	if ABIVersion() != 1 || VersionNumber() == 0 || !strings.HasPrefix(Version(), "0.") {
 		t.Errorf("%d %d %s", ABIVersion(), VersionNumber(), Version())
 	}
-	if VerdictName(4) != "wrong_answer" || ArmName(B2ASkill) != "b2a_skill" {
-		t.Errorf("%s %s", VerdictName(4), ArmName(B2ASkill))
+	if Verdict(4).String() != "wrong_answer" || ArmB2ASkill.String() != "b2a_skill" {
+		t.Errorf("%v %v", Verdict(4), ArmB2ASkill)
 	}
 }

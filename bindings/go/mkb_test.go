@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func root() string { p, _ := filepath.Abs("../.."); return p }
@@ -22,16 +23,16 @@ func options(t *testing.T) Options {
 		worker = ""
 	}
 	dir := t.TempDir()
-	return Options{WorkerPath: worker, DslA: "cuda", DslB: "cuda", Problems: "topk_*", Model: "go",
+	return Options{WorkerPath: worker, DSLA: "cuda", DSLB: "cuda", Problems: "topk_*", Model: "go",
 		CacheDir: filepath.Join(dir, "cache"), LedgerPath: filepath.Join(dir, "run.ledger")}
 }
 
-func kernel(t *testing.T, timeUs int) string {
+func kernel(t *testing.T, timeUS int) string {
 	b, err := os.ReadFile(filepath.Join(root(), "problems/moe/topk_softmax_routing_mixtral_8x7b_bf16/solutions/cuda.cu"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b) + fmt.Sprintf("\n// mkb-double: time_us=%d baseline_us=100\n", timeUs)
+	return string(b) + fmt.Sprintf("\n// mkb-double: time_us=%d baseline_us=100\n", timeUS)
 }
 
 func TestTheFourArms(t *testing.T) {
@@ -42,29 +43,28 @@ func TestTheFourArms(t *testing.T) {
 	defer s.Close()
 	played := 0
 	for {
-		task, err := s.NextTask(200)
+		task, err := s.NextTask(200 * time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if task == nil {
 			break
 		}
-		if task.HasSourceSkill != (task.Arm >= A2BSkill) {
+		if task.HasSourceSkill != task.Arm.IsSkill() {
 			t.Errorf("%s: source skill %v", task.ID, task.HasSourceSkill)
 		}
-		r, err := task.Submit(kernel(t, 20-3*task.Arm))
+		r, err := task.Submit(kernel(t, 20-3*int(task.Arm)))
 		if err != nil || !r.Passed() || r.SubmissionsLeft != 9 {
 			t.Fatalf("%s: %v %+v", task.ID, err, r)
 		}
 		if err := task.SubmitSkill("tie-break on the lower index"); err != nil {
 			t.Errorf("%s: every arm keeps a skill: %v", task.ID, err)
 		}
-		var e *Error
 		final, err := task.Finalize()
 		if err != nil || !final.Final {
 			t.Fatalf("finalize: %v", err)
 		}
-		if _, err := task.Finalize(); !(errors.As(err, &e) && e.Status == ErrState) {
+		if _, err := task.Finalize(); !errors.Is(err, ErrState) {
 			t.Errorf("a second finalize: %v", err)
 		}
 		task.Close()
@@ -81,10 +81,10 @@ func TestTheFourArms(t *testing.T) {
 
 func TestErrorsCarryTheHandleText(t *testing.T) {
 	o := options(t)
-	o.Gpus = "zero"
+	o.GPUs = "zero"
 	_, err := Open(o)
 	var e *Error
-	if !errors.As(err, &e) || e.Status != ErrConfig || !strings.Contains(e.Message, "gpus") {
+	if !errors.As(err, &e) || !errors.Is(err, ErrConfig) || !strings.Contains(e.Message, "gpus") {
 		t.Errorf("got %v", err)
 	}
 	if !strings.Contains(err.Error(), "MKB_ERR_CONFIG") {

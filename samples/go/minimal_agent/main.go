@@ -9,6 +9,7 @@ import (
 	"log"
 	"os"
 	"strings"
+	"time"
 
 	"libmkb.dev/mkb"
 )
@@ -23,20 +24,20 @@ func main() {
 	if len(os.Args) > 2 {
 		worker = os.Args[2]
 	}
-	s, err := mkb.Open(mkb.Options{Problems: problem, DslA: "cuda", DslB: "cuda", Model: "go-minimal", WorkerPath: worker})
+	s, err := mkb.Open(mkb.Options{Problems: problem, DSLA: "cuda", DSLB: "cuda", Model: "go-minimal", WorkerPath: worker})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer s.Close()
 	for done := false; !done; {
-		task, err := s.NextTask(1000)
+		task, err := s.NextTask(time.Second)
 		if err != nil {
 			log.Fatal(err)
 		}
 		if task == nil {
 			break
 		}
-		if task.Arm == mkb.SoloB || task.Arm == mkb.B2ASkill {
+		if task.Arm == mkb.ArmSoloB || task.Arm == mkb.ArmB2ASkill {
 			task.Close() // this agent plays direction A to B
 			continue
 		}
@@ -49,12 +50,12 @@ func main() {
 			log.Fatal(err)
 		}
 		fmt.Printf("%s: %s\n", task.ID, firstLine(report.Message))
-		if task.Arm == mkb.SoloA {
+		if task.Arm == mkb.ArmSoloA {
 			if err := task.SubmitSkill("One thread per token; one 16-byte load; ties to the lower index."); err != nil {
 				log.Fatal(err)
 			}
 		} else {
-			lines := strings.Split(strings.TrimSpace(task.Skill), "\n")
+			lines := strings.Split(strings.TrimSpace(task.SourceSkill), "\n")
 			fmt.Printf("  it was given: %s\n", lines[len(lines)-1])
 			done = true
 		}

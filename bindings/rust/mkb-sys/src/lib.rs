@@ -133,4 +133,6 @@ declare! {
     mkb_score(session: *mut mkb_session, format: u32, text_out: *mut *mut c_char) -> mkb_status;
     mkb_score_ledgers(paths: *const *const c_char, count: usize, format: u32, text_out: *mut *mut c_char, error_out: *mut *mut c_char) -> mkb_status;
     mkb_plan(options: *const mkb_open_options, format: u32, text_out: *mut *mut c_char, error_out: *mut *mut c_char) -> mkb_status;
+    mkb_list_problems(options: *const mkb_open_options, json_out: *mut *mut c_char, error_out: *mut *mut c_char) -> mkb_status;
+    mkb_list_dsls(options: *const mkb_open_options, json_out: *mut *mut c_char, error_out: *mut *mut c_char) -> mkb_status;
 }

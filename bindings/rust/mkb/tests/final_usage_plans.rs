@@ -1,8 +1,9 @@
 // The calls of issue 15 through the safe bindings, against the worker TEST DOUBLE: usage with cached
 // tokens, naming the final kernel, submission numbers, dry-run plans, stale trials in scores, and the
 // later fields of mkb_open_options reaching the library.
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 const ROUTING: &str = "topk_softmax_routing_mixtral_8x7b_bf16";
 
@@ -10,23 +11,23 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
 }
 
-fn temp_dir(name: &str) -> String {
+fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mkb-rust-{}-{}", name, std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir.display().to_string()
+    dir
 }
 
-fn options(dir: &str) -> mkb::SessionOptions {
-    let worker = std::env::var("MKB_TEST_WORKER_DOUBLE").unwrap_or_else(|_| root().join("build/bin/mkb-worker-double").display().to_string());
+fn options(dir: &Path) -> mkb::SessionOptions {
+    let worker = std::env::var_os("MKB_TEST_WORKER_DOUBLE").map_or_else(|| root().join("build/bin/mkb-worker-double"), PathBuf::from);
     mkb::SessionOptions {
         worker_path: if std::env::var("MKB_TEST_REAL_GPU").as_deref() == Ok("1") { None } else { Some(worker) },
         dsl_a: Some("cuda".into()),
         dsl_b: Some("cuda".into()),
         problems: Some(ROUTING.into()),
         model: Some("rust".into()),
-        cache_dir: Some(format!("{}/cache", dir)),
-        ledger_path: Some(format!("{}/run.ledger", dir)),
+        cache_dir: Some(dir.join("cache")),
+        ledger_path: Some(dir.join("run.ledger")),
         ..Default::default()
     }
 }
@@ -37,15 +38,15 @@ fn kernel(time_us: u32) -> String {
 }
 
 // The TrialFinished records of a ledger, one JSON text each, as `mkb ledger dump` prints them.
-fn finished_records(dir: &str) -> Vec<String> {
-    let out = Command::new(root().join("build/bin/mkb")).args(["ledger", "dump", &format!("{}/run.ledger", dir)]).output().unwrap();
+fn finished_records(dir: &Path) -> Vec<String> {
+    let out = Command::new(root().join("build/bin/mkb")).args(["ledger", "dump"]).arg(dir.join("run.ledger")).output().unwrap();
     assert!(out.status.success());
     String::from_utf8(out.stdout).unwrap().lines().filter(|l| l.contains("\"TrialFinished\"")).map(String::from).collect()
 }
 
 fn play_all(session: &mkb::Session) -> usize {
     let mut played = 0;
-    while let Some(task) = session.next_task(200).unwrap() {
+    while let Some(task) = session.next_task(Duration::from_millis(200)).unwrap() {
         task.submit(&kernel(10)).unwrap();
         task.submit_skill("notes").unwrap();
         task.finalize().unwrap();
@@ -60,15 +61,16 @@ fn usage_counts_cached_tokens() {
     let mut o = options(&dir);
     o.trials = Some(format!("{}/cuda/solo_a/r0", ROUTING));
     let session = mkb::Session::open(&o).unwrap();
-    let task = session.next_task(0).unwrap().unwrap();
-    assert_eq!(task.arm_name, "solo_a");
+    let task = session.next_task(Duration::ZERO).unwrap().unwrap();
+    assert_eq!(task.arm, mkb::Arm::SoloA);
+    assert_eq!(task.arm.to_string(), "solo_a");
     assert!(task.json.contains(ROUTING), "{}", task.json);
     task.add_usage_v2(1000, 600, 100, 0.25).unwrap();
     task.add_usage_v2(500, 500, 50, 0.25).unwrap();
     task.add_usage(200, 10, 0.0).unwrap();
     let error = task.add_usage_v2(60, 61, 0, 0.0).unwrap_err();
-    assert_eq!(error.status, mkb_sys::MKB_ERR_INVALID_ARGUMENT);
-    assert!(error.message.contains("cached_input_tokens (61)"), "{}", error);
+    assert_eq!(error.kind(), mkb::ErrorKind::InvalidArgument);
+    assert!(error.message().contains("cached_input_tokens (61)"), "{}", error);
     task.finalize().unwrap();
     drop(task);
     drop(session);
@@ -83,24 +85,24 @@ fn usage_counts_cached_tokens() {
 fn the_final_kernel_is_the_one_named() {
     let dir = temp_dir("final");
     let mut o = options(&dir);
-    o.budget_source_bytes = kernel(10).len() as u32 + 10;
+    o.budget_source_bytes = Some(kernel(10).len() as u32 + 10);
     let session = mkb::Session::open(&o).unwrap();
-    let named = session.next_task(0).unwrap().unwrap();
+    let named = session.next_task(Duration::ZERO).unwrap().unwrap();
     let numbers: Vec<u32> = [kernel(10), "x".repeat(20000), kernel(30)].iter().map(|k| named.submit(k).unwrap().submission).collect();
     assert_eq!(numbers, [1, 2, 3]);
     let refused = named.set_final_submission(2).unwrap_err();
-    assert_eq!(refused.status, mkb_sys::MKB_ERR_NOT_FOUND);
-    assert!(refused.message.contains("did not enter evaluation"), "{}", refused);
-    assert_eq!(named.set_final_submission(9).unwrap_err().status, mkb_sys::MKB_ERR_NOT_FOUND);
+    assert_eq!(refused.kind(), mkb::ErrorKind::NotFound);
+    assert!(refused.message().contains("did not enter evaluation"), "{}", refused);
+    assert_eq!(named.set_final_submission(9).unwrap_err().kind(), mkb::ErrorKind::NotFound);
     named.set_final_submission(1).unwrap();
     let record = named.finalize().unwrap();
     assert!(record.is_final);
     assert_eq!((record.time_us, record.submission), (10.0, 0));
-    assert_eq!(named.set_final_submission(1).unwrap_err().status, mkb_sys::MKB_ERR_STATE);
+    assert_eq!(named.set_final_submission(1).unwrap_err().kind(), mkb::ErrorKind::State);
 
-    let written = session.next_task(0).unwrap().unwrap();
+    let written = session.next_task(Duration::ZERO).unwrap().unwrap();
     written.submit(&kernel(20)).unwrap();
-    assert_eq!(written.set_final(&"y".repeat(20000)).unwrap_err().status, mkb_sys::MKB_ERR_CONFIG);
+    assert_eq!(written.set_final(&"y".repeat(20000)).unwrap_err().kind(), mkb::ErrorKind::Config);
     written.set_final(&kernel(7)).unwrap();
     assert_eq!(written.finalize().unwrap().time_us, 7.0);
 }
@@ -113,14 +115,14 @@ fn plans_are_dry_runs_with_states() {
     let planned = mkb::plan(&o, false).unwrap();
     assert!(planned.contains("\"trials_planned\":2,") && planned.contains("\"counts\":{\"pending\":2}"), "{}", planned);
     assert!(planned.contains(&format!("\"id\":\"{}/cuda/solo_b/r0\"", ROUTING)), "{}", planned);
-    assert!(!std::path::Path::new(&format!("{}/run.ledger", dir)).exists());
+    assert!(!dir.join("run.ledger").exists());
     assert_eq!(play_all(&mkb::Session::open(&o).unwrap()), 2);
     let all = mkb::plan(&options(&dir), true).unwrap();
     assert!(all.contains("2 done") && all.contains(&format!("pending      {}/cuda/a2b_skill/r0", ROUTING)), "{}", all);
     o.directions = Some("a_to_c".into());
     let error = mkb::plan(&o, false).unwrap_err();
-    assert_eq!(error.status, mkb_sys::MKB_ERR_CONFIG);
-    assert!(error.message.contains("directions"), "{}", error);
+    assert_eq!(error.kind(), mkb::ErrorKind::Config);
+    assert!(error.message().contains("directions"), "{}", error);
 }
 
 #[test]
@@ -129,20 +131,20 @@ fn stale_trials_are_scored_only_when_asked() {
     assert_eq!(play_all(&mkb::Session::open(&options(&dir)).unwrap()), 4);
     // Another budget is another contract: those four trials are stale now.
     let mut changed = options(&dir);
-    changed.budget_submissions = 5;
+    changed.budget_submissions = Some(5);
     assert!(mkb::plan(&changed, false).unwrap().contains("\"counts\":{\"stale\":4}"));
     let session = mkb::Session::open(&changed).unwrap();
-    assert!(session.next_task(0).unwrap().is_none()); // kept, not re-run
+    assert!(session.next_task(Duration::ZERO).unwrap().is_none()); // kept, not re-run
     let with_stale = mkb::ScoreFormat { with_stale: true, ..Default::default() };
     let left_out = session.score_json().unwrap();
     assert!(left_out.contains("\"pairs\":0") && !left_out.contains("\"pairs\":1"), "{}", left_out);
     assert!(left_out.contains("\"stale\":{\"count\":4"), "{}", left_out);
     assert!(session.score(with_stale).unwrap().contains("\"pairs\":1"));
     drop(session);
-    let ledger = format!("{}/run.ledger", dir);
-    let ledger_left_out = mkb::score_ledgers(&[&ledger], mkb::ScoreFormat::default()).unwrap();
+    let ledger = dir.join("run.ledger");
+    let ledger_left_out = mkb::score_ledgers([&ledger], mkb::ScoreFormat::default()).unwrap();
     assert!(ledger_left_out.contains("\"pairs\":0") && !ledger_left_out.contains("\"pairs\":1"));
-    assert!(mkb::score_ledgers(&[&ledger], with_stale).unwrap().contains("\"pairs\":1"));
+    assert!(mkb::score_ledgers([&ledger], with_stale).unwrap().contains("\"pairs\":1"));
 }
 
 #[test]
@@ -152,17 +154,17 @@ fn later_option_fields_reach_the_library() {
     let mut o = options(&dir);
     o.trials = Some("nothing/*".into());
     let error = mkb::Session::open(&o).err().unwrap();
-    assert_eq!(error.status, mkb_sys::MKB_ERR_CONFIG);
-    assert!(error.message.contains("trials: \"nothing/*\" matches no trial"), "{}", error);
+    assert_eq!(error.kind(), mkb::ErrorKind::Config);
+    assert!(error.message().contains("trials: \"nothing/*\" matches no trial"), "{}", error);
     let mut o = options(&dir);
     o.directions = Some("sideways".into());
-    assert!(mkb::Session::open(&o).err().unwrap().message.contains("got \"sideways\""));
+    assert!(mkb::Session::open(&o).err().unwrap().message().contains("got \"sideways\""));
 }
 
 #[test]
 fn names_and_versions() {
     assert_eq!(mkb::abi_version(), mkb_sys::MKB_ABI_VERSION);
     assert_eq!(mkb::version_number() / 10000, mkb::version().split('.').next().unwrap().parse::<u32>().unwrap());
-    assert_eq!(mkb::verdict_name(4), "wrong_answer");
-    assert_eq!(mkb::arm_name(mkb::ARM_B2A_SKILL), "b2a_skill");
+    assert_eq!(mkb::Verdict::from(4).to_string(), "wrong_answer");
+    assert_eq!(mkb::Arm::B2aSkill.to_string(), "b2a_skill");
 }

@@ -1,21 +1,22 @@
 // The safe bindings over the real libmkb, with the worker TEST DOUBLE standing in for the GPU
 // (MKB_TEST_WORKER_DOUBLE, set by the CMake test that runs `cargo test`).
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
 }
 
-fn options(dir: &str) -> mkb::SessionOptions {
-    let worker = std::env::var("MKB_TEST_WORKER_DOUBLE").unwrap_or_else(|_| root().join("build/bin/mkb-worker-double").display().to_string());
+fn options(dir: &Path) -> mkb::SessionOptions {
+    let worker = std::env::var_os("MKB_TEST_WORKER_DOUBLE").map_or_else(|| root().join("build/bin/mkb-worker-double"), PathBuf::from);
     mkb::SessionOptions {
         worker_path: if std::env::var("MKB_TEST_REAL_GPU").as_deref() == Ok("1") { None } else { Some(worker) },
         dsl_a: Some("cuda".into()),
         dsl_b: Some("cuda".into()),
         problems: Some("topk_*".into()),
         model: Some("rust".into()),
-        cache_dir: Some(format!("{}/cache", dir)),
-        ledger_path: Some(format!("{}/run.ledger", dir)),
+        cache_dir: Some(dir.join("cache")),
+        ledger_path: Some(dir.join("run.ledger")),
         ..Default::default()
     }
 }
@@ -25,11 +26,11 @@ fn kernel(time_us: u32) -> String {
     std::fs::read_to_string(path).unwrap() + &format!("\n// mkb-double: time_us={} baseline_us=100\n", time_us)
 }
 
-fn temp_dir(name: &str) -> String {
+fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mkb-rust-{}-{}", name, std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir.display().to_string()
+    dir
 }
 
 #[test]
@@ -37,24 +38,24 @@ fn the_four_arms_and_scores() {
     let dir = temp_dir("protocol");
     let session = mkb::Session::open(&options(&dir)).expect("open");
     let mut played = 0;
-    while let Some(task) = session.next_task(200).expect("next") {
-        assert_eq!(task.source_skill.is_some(), task.arm >= mkb::ARM_A2B_SKILL);
-        let report = task.submit(&kernel(20 - 3 * task.arm as u32)).expect("submit");
+    while let Some(task) = session.next_task(Duration::from_millis(200)).expect("next") {
+        assert_eq!(task.source_skill.is_some(), task.arm.is_skill());
+        let report = task.submit(&kernel(20 - 3 * i32::from(task.arm) as u32)).expect("submit");
         assert!(report.passed(), "{}", report.message);
         assert_eq!(report.submissions_left, 9);
         task.submit_skill("tie-break on the lower index").expect("every arm keeps a skill");
         let record = task.finalize().expect("finalize");
         assert!(record.is_final);
-        assert_eq!(task.finalize().unwrap_err().status, mkb_sys::MKB_ERR_STATE);
+        assert_eq!(task.finalize().unwrap_err().kind(), mkb::ErrorKind::State);
         played += 1;
     }
     assert_eq!(played, 4);
     assert!(session.score_table().unwrap().contains("model rust"));
     drop(session);
-    let json = mkb::score_ledgers(&[&format!("{}/run.ledger", dir)], mkb::ScoreFormat::default()).unwrap();
+    let json = mkb::score_ledgers([dir.join("run.ledger")], mkb::ScoreFormat::default()).unwrap();
     assert!(json.contains("\"pairs\":1"), "{}", json);
-    let error = mkb::score_ledgers(&["/nonexistent/ledger"], mkb::ScoreFormat::default()).unwrap_err();
-    assert_eq!(error.status, mkb_sys::MKB_ERR_IO);
+    let error = mkb::score_ledgers(["/nonexistent/ledger"], mkb::ScoreFormat::default()).unwrap_err();
+    assert_eq!(error.kind(), mkb::ErrorKind::Io);
     assert!(error.to_string().contains("MKB_ERR_IO"));
 }
 
@@ -64,8 +65,8 @@ fn errors_carry_the_handle_text() {
     let mut o = options(&dir);
     o.gpus = Some("zero".into());
     let error = mkb::Session::open(&o).err().unwrap();
-    assert_eq!(error.status, mkb_sys::MKB_ERR_CONFIG);
-    assert!(error.message.contains("gpus"), "{}", error);
+    assert_eq!(error.kind(), mkb::ErrorKind::Config);
+    assert!(error.message().contains("gpus"), "{}", error);
 }
 
 #[test]
@@ -80,7 +81,7 @@ fn sessions_are_shared_between_threads() {
             let s = session.clone();
             std::thread::spawn(move || {
                 let mut n = 0;
-                while let Some(task) = s.next_task(200).unwrap() {
+                while let Some(task) = s.next_task(Duration::from_millis(200)).unwrap() {
                     task.submit(&kernel(10)).unwrap();
                     task.submit_skill("x").ok();
                     task.finalize().unwrap();

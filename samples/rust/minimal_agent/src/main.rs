@@ -4,6 +4,8 @@
 //!
 //! usage: minimal_agent PROBLEM_ID [WORKER]   (run from the repository root)
 use std::env;
+use std::path::PathBuf;
+use std::time::Duration;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = env::args().collect();
@@ -13,23 +15,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         dsl_a: Some("cuda".into()),
         dsl_b: Some("cuda".into()),
         model: Some("rust-minimal".into()),
-        worker_path: args.get(2).cloned(),
+        worker_path: args.get(2).map(PathBuf::from),
         ..Default::default()
     };
     let session = mkb::Session::open(&options)?;
     let mut skill_arm_done = false;
     while !skill_arm_done {
-        let task = match session.next_task(1000)? {
+        let task = match session.next_task(Duration::from_secs(1))? {
             Some(task) => task,
             None => break,
         };
-        if task.arm == mkb::ARM_SOLO_B || task.arm == mkb::ARM_B2A_SKILL {
+        if matches!(task.arm, mkb::Arm::SoloB | mkb::Arm::B2aSkill) {
             continue; // released (and ended without a kernel) on drop: this agent plays direction A to B
         }
         let folder = format!("problems/{}/{}/solutions/cuda.cu", task.family, task.problem);
         let report = task.submit(&std::fs::read_to_string(&folder)?)?;
         println!("{}: {}", task.id, report.message.lines().next().unwrap_or(""));
-        if task.arm == mkb::ARM_SOLO_A {
+        if task.arm == mkb::Arm::SoloA {
             task.submit_skill("One thread per token; one 16-byte load; ties to the lower index.")?;
         } else {
             println!("  it was given: {}", task.source_skill.as_deref().unwrap_or("").lines().last().unwrap_or(""));
