@@ -30,11 +30,11 @@ def main(problems: Path, cache_dir: Path) -> None:
 
     problem_ids = [p.id for p in mkb.list_problems()]
     assert PROBLEM in problem_ids, problem_ids
-    survey = mkb.list_dsls()
-    assert survey.python == sys.executable, f"frontends' interpreter {survey.python}, not {sys.executable}"
-    assert survey["cuda"].usable, survey["cuda"].detail
+    dsl_list = mkb.list_dsls()
+    assert dsl_list.python == sys.executable, f"frontends' interpreter {dsl_list.python}, not {sys.executable}"
+    assert dsl_list["cuda"].usable, dsl_list["cuda"].detail
     print(f"{len(problem_ids)} problems; DSLs: " + ", ".join(f"{d.name} ({'usable' if d.usable else 'not usable'})"
-                                                          for d in survey.dsls))
+                                                          for d in dsl_list.dsls))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ wheel puts it there), then the system.
 """
 from __future__ import annotations
 
-from ._discovery import Dsl, DslSurvey, Problem, Tensor, list_dsls, list_problems
+from ._discovery import Dsl, DslList, Problem, Sandbox, Tensor, list_dsls, list_problems
 from ._enums import Arm, Verdict
 from ._errors import (BudgetError, ConfigError, InternalError, InvalidArgumentError, LedgerError, LedgerIOError,
                       MkbError, NoMemoryError, NotFoundError, SpecError, StateError, UnsupportedError, VersionError,
@@ -31,7 +31,7 @@ from ._session import Session, Task
 
 __all__ = [
     "Arm", "Verdict", "Session", "Task", "Report", "score_ledgers", "plan", "list_problems", "list_dsls",
-    "Problem", "Tensor", "Dsl", "DslSurvey", "version", "version_number", "abi_version",
+    "Problem", "Tensor", "Dsl", "DslList", "Sandbox", "version", "version_number", "abi_version",
     "MkbError", "InvalidArgumentError", "ConfigError", "NotFoundError", "StateError", "BudgetError",
     "LedgerIOError", "LedgerError", "WorkerError", "NoMemoryError", "UnsupportedError", "VersionError",
     "SpecError", "InternalError",

@@ -54,18 +54,26 @@ class Dsl:
 
 
 @dataclass(frozen=True)
-class DslSurvey:
-    """The DSLs as `mkb doctor` sees them: the frontends' interpreter, the default pair and the pair
-    the options select (and whether both of it can run here), the sandbox of the Python frontends
-    (usable: their submissions can run; confined: inside it, not opted out), and every DSL."""
+class Sandbox:
+    """The sandbox of the Python DSL frontends: `usable` (their submissions can run), `confined`
+    (they run inside it, not opted out), and `detail` (what confines them, or why nothing does)."""
+
+    usable: bool
+    confined: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class DslList:
+    """The DSLs as `mkb doctor` sees them: the frontends' interpreter, the default pair, the pair the
+    options select and whether both of it can run here, the Sandbox, and every registered Dsl.
+    `dsl_list["triton"]` looks one up by name."""
 
     python: str
     default_pair: tuple[str, str]
     pair: tuple[str, str]
     pair_usable: bool
-    sandbox_usable: bool
-    sandbox_confined: bool
-    sandbox_detail: str
+    sandbox: Sandbox
     dsls: tuple[Dsl, ...]
 
     def __getitem__(self, name: str) -> Dsl:
@@ -90,11 +98,10 @@ def list_problems(suite_path: Optional[StrPath] = None) -> list[Problem]:
 
 
 def list_dsls(*, python: Optional[StrPath] = None, dsl_a: Optional[str] = None, dsl_b: Optional[str] = None,
-              no_sandbox: bool = False) -> DslSurvey:
+              no_sandbox: bool = False) -> DslList:
     """Every registered DSL and whether it can be used here, for a session opened with the same
     options (python defaults as in Session: MKB_PYTHON, else this interpreter)."""
     data = _call(lib.mkb_list_dsls, open_options(python=python, dsl_a=dsl_a, dsl_b=dsl_b, no_sandbox=no_sandbox))
-    sandbox = data["sandbox"]
-    return DslSurvey(data["python"], tuple(data["default_pair"]), tuple(data["pair"]), bool(data["pair_usable"]),
-                     bool(sandbox["usable"]), bool(sandbox["confined"]), sandbox["detail"],
-                     tuple(Dsl(d["name"], d["display_name"], bool(d["usable"]), d["detail"]) for d in data["dsls"]))
+    sandbox = Sandbox(bool(data["sandbox"]["usable"]), bool(data["sandbox"]["confined"]), data["sandbox"]["detail"])
+    return DslList(data["python"], tuple(data["default_pair"]), tuple(data["pair"]), bool(data["pair_usable"]), sandbox,
+                   tuple(Dsl(d["name"], d["display_name"], bool(d["usable"]), d["detail"]) for d in data["dsls"]))

@@ -40,27 +40,27 @@ def test_a_suite_folder_may_be_a_path(tmp_path):
 
 def test_the_dsls_say_whether_each_is_usable(monkeypatch):
     monkeypatch.delenv("MKB_PYTHON", raising=False)
-    survey = mkb.list_dsls(dsl_a="cuda", dsl_b="cuda")
-    names = [d.name for d in survey.dsls]
+    dsl_list = mkb.list_dsls(dsl_a="cuda", dsl_b="cuda")
+    names = [d.name for d in dsl_list.dsls]
     assert "cuda" in names and len(names) == len(set(names)) > 1
-    assert survey["cuda"].usable and survey["cuda"].display_name
-    assert all(d.detail for d in survey.dsls if not d.usable)  # every refusal says why
-    assert survey.python == sys.executable  # the binding's default interpreter reached the library
-    assert survey.pair == ("cuda", "cuda") and survey.pair_usable
-    assert survey.sandbox_detail
-    assert len(survey.default_pair) == 2 and all(n in names for n in survey.default_pair)
+    assert dsl_list["cuda"].usable and dsl_list["cuda"].display_name
+    assert all(d.detail for d in dsl_list.dsls if not d.usable)  # every refusal says why
+    assert dsl_list.python == sys.executable  # the binding's default interpreter reached the library
+    assert dsl_list.pair == ("cuda", "cuda") and dsl_list.pair_usable
+    assert dsl_list.sandbox.detail
+    assert len(dsl_list.default_pair) == 2 and all(n in names for n in dsl_list.default_pair)
     with pytest.raises(KeyError, match="no DSL named 'cobol'; registered: .*cuda"):
-        survey["cobol"]
+        dsl_list["cobol"]
 
 
 def test_the_dsls_take_the_session_options(tmp_path, monkeypatch):
     interpreter = tmp_path / "no-such-python"
-    survey = mkb.list_dsls(python=interpreter)
-    assert survey.python == str(interpreter)
-    assert survey["cuda"].usable  # NVRTC needs no interpreter
-    refused = [d for d in survey.dsls if not d.usable]  # the Python DSLs cannot run without one
+    dsl_list = mkb.list_dsls(python=interpreter)
+    assert dsl_list.python == str(interpreter)
+    assert dsl_list["cuda"].usable  # NVRTC needs no interpreter
+    refused = [d for d in dsl_list.dsls if not d.usable]  # the Python DSLs cannot run without one
     assert refused and all(str(interpreter) in d.detail for d in refused)
-    assert not mkb.list_dsls(no_sandbox=True).sandbox_confined
+    assert not mkb.list_dsls(no_sandbox=True).sandbox.confined
     monkeypatch.setenv("MKB_PYTHON", str(interpreter))  # read by the library, not replaced by the binding
     assert mkb.list_dsls().python == str(interpreter)
     with pytest.raises(mkb.NotFoundError, match="cobol"):
