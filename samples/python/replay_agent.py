@@ -23,10 +23,6 @@ os.environ.setdefault("MKB_LIB_PATH", str(ROOT / "build" / "lib"))
 import mkb  # noqa: E402
 
 
-# The original benchmark's pair, the library's default.
-DEFAULT_PAIR = ("cute-dsl", "tirx")
-
-
 def stored_solutions(problem_folder: Path) -> dict[str, Path]:
     """DSL name -> the stored solution's file, as the problem's spec lists them."""
     spec = json.loads((problem_folder / "spec.json").read_text())
@@ -92,9 +88,19 @@ def main() -> int:
     if args.fresh and os.path.exists(args.ledger):
         os.remove(args.ledger)
     print(f"libmkb {mkb.version()}: replaying stored solutions; ledger {args.ledger}")
+    # A pair that cannot run here would only be refused submission after submission and score zeros.
+    dsls = mkb.list_dsls(dsl_a=args.dsl_a, dsl_b=args.dsl_b)
+    if not dsls.pair_usable:
+        print(f"cannot run the DSL pair {dsls.pair[0]} and {dsls.pair[1]} here:", file=sys.stderr)
+        for name in dict.fromkeys(dsls.pair):
+            if not dsls[name].usable:
+                print(f"  {name}: {dsls[name].detail}", file=sys.stderr)
+        print(f"Run scripts/setup (it installs the DSLs' packages into .venv), or name an interpreter that "
+              f"has them with MKB_PYTHON; `mkb dsls` lists what can run. This ran {dsls.python}.", file=sys.stderr)
+        return 3
     problems = args.problems
     if problems is None:
-        pair = (args.dsl_a, args.dsl_b) if args.dsl_a and args.dsl_b else DEFAULT_PAIR
+        pair = dsls.pair
         have, lack = replayable(pair)
         problems = have
         print(f"{len(have)} problems have stored solutions in both {pair[0]} and {pair[1]}; "

@@ -38,6 +38,21 @@ def test_replay_agent_plays_the_protocol(tmp_path):
     assert len(scores["directions"]) == 2
 
 
+def test_replay_agent_stops_naming_what_the_pair_lacks(tmp_path):
+    # The default pair, with an interpreter that has none of the DSLs' packages: no session is opened
+    # and nothing is scored; the message names both DSLs and the interpreter.
+    env = dict(os.environ, MKB_PYTHON="/nonexistent/python3")
+    out = subprocess.run([sys.executable, str(ROOT / "samples/python/replay_agent.py"), "--ledger",
+                          str(tmp_path / "replay.ledger"), "--worker", WORKER],
+                         capture_output=True, text=True, timeout=600, env=env)
+    assert out.returncode == 3, out.stdout + out.stderr
+    assert "cannot run the DSL pair cute-dsl and tirx here" in out.stderr
+    assert "  cute-dsl: " in out.stderr and "  tirx: " in out.stderr
+    assert "/nonexistent/python3" in out.stderr
+    assert not (tmp_path / "replay.ledger").exists()
+    assert "score" not in out.stdout
+
+
 class StubChat(BaseHTTPRequestHandler):
     """Scripted replies: a kernel that does not compile, the stored solution with a skill, a slower
     version of it, then DONE. Usage is OpenAI-style, with prompt-cache tokens."""
