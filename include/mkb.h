@@ -195,6 +195,8 @@ typedef struct mkb_open_options {
   const char *cache_dir;         /* compile cache; NULL: MKB_CACHE_DIR, then
                                     $XDG_CACHE_HOME/mkb, then ~/.cache/mkb */
   const char *python;            /* interpreter for Python DSL frontends; NULL: MKB_PYTHON, then
+                                    the one the build recorded (CMake's MKB_PYTHON: by default the
+                                    virtual environment scripts/setup makes) while it exists, then
                                     "python3" */
 
   /* Later additions: read only when struct_size covers them. */
@@ -449,6 +451,43 @@ MKB_API mkb_status mkb_score_ledgers(const char *const *paths, size_t count, uin
  * Thread rules: none. */
 MKB_API mkb_status mkb_plan(const mkb_open_options *options, uint32_t format, char **text_out,
                             char **error_out) MKB_NOEXCEPT;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Discovery                                                                                      */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* The suite's problems as one JSON object, for a framework's menus; opens no session and starts
+ * nothing. options may be NULL (the built-in suite); only suite_path is read:
+ *   {"suite": "built-in" or the folder,
+ *    "problems": [{"id": "...", "family": "...", "description": "...",
+ *                  "inputs":  [{"name": "x", "dtype": "bf16", "shape": [16, 4096]}, ...],
+ *                  "outputs": [...]}, ...]}          (in suite order)
+ * On MKB_OK *json_out is owned by the caller (mkb_free()). On failure, if error_out is not NULL,
+ * *error_out receives an owned error text (mkb_free()).
+ * Errors: MKB_ERR_INVALID_ARGUMENT (json_out is NULL), MKB_ERR_VERSION, MKB_ERR_CONFIG,
+ * MKB_ERR_NOT_FOUND (the suite folder), MKB_ERR_SPEC (a malformed problem, named).
+ * Thread rules: none. */
+MKB_API mkb_status mkb_list_problems(const mkb_open_options *options, char **json_out,
+                                     char **error_out) MKB_NOEXCEPT;
+
+/* The registered DSLs and whether each can be used here, as `mkb doctor` knows it: each Python DSL's
+ * toolchain is probed with the interpreter (options->python, MKB_PYTHON, then the build's default),
+ * inside the sandbox unless MKB_OPEN_NO_SANDBOX or MKB_NO_SANDBOX=1. options may be NULL; python,
+ * flags, dsl_a and dsl_b are read:
+ *   {"python": "<interpreter>", "default_pair": ["cute-dsl", "tirx"],
+ *    "pair": ["<dsl_a>", "<dsl_b>"]                   (the pair options select; the default if none),
+ *    "pair_usable": true,                             (both DSLs of "pair" can run here)
+ *    "sandbox": {"usable": true, "confined": true, "detail": "..."},
+ *                                                     (usable: Python DSL submissions can run;
+ *                                                      confined: inside the sandbox, not opted out)
+ *    "dsls": [{"name": "cuda", "display_name": "CUDA C++ (NVRTC)", "usable": true,
+ *              "detail": "..."}, ...]}                (registry order; detail: why a DSL is not usable,
+ *                                                      or the version it found)
+ * Ownership as mkb_list_problems(). Takes a few seconds: it runs the interpreter once per Python DSL.
+ * Errors: MKB_ERR_INVALID_ARGUMENT (json_out is NULL), MKB_ERR_VERSION, MKB_ERR_CONFIG (dsl_a without
+ * dsl_b), MKB_ERR_NOT_FOUND (a DSL of the pair is not registered).
+ * Thread rules: none. */
+MKB_API mkb_status mkb_list_dsls(const mkb_open_options *options, char **json_out, char **error_out) MKB_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

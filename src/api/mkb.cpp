@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/names.hpp"
 #include "eval/report.hpp"
+#include "protocol/discovery.hpp"
 #include "protocol/ledger.hpp"
 #include "protocol/scoring.hpp"
 #include "protocol/dry_run.hpp"
@@ -102,6 +103,21 @@ void hand_out_error(const error_slot &errors, char **error_out, mkb_status statu
     *error_out = owned_copy(errors.get());
   } catch (...) {
   }
+}
+
+// The shape of the calls that need no session (plans, discovery): an owned text, or an owned error text.
+template <typename Produce>
+mkb_status owned_answer(char **text_out, char **error_out, Produce &&produce) noexcept {
+  if (text_out) *text_out = nullptr;
+  if (error_out) *error_out = nullptr;
+  if (!text_out) return MKB_ERR_INVALID_ARGUMENT;
+  error_slot errors;
+  mkb_status status = api_boundary(&errors, [&] {
+    *text_out = owned_copy(produce());
+    return MKB_OK;
+  });
+  hand_out_error(errors, error_out, status);
+  return status;
 }
 
 } // namespace
@@ -341,16 +357,22 @@ mkb_status mkb_score_ledgers(const char *const *paths, size_t count, uint32_t fo
 // ---- Plans ------------------------------------------------------------------------------------------
 
 mkb_status mkb_plan(const mkb_open_options *options, uint32_t format, char **text_out, char **error_out) noexcept {
-  if (text_out) *text_out = nullptr;
-  if (error_out) *error_out = nullptr;
-  if (!text_out || format > MKB_PLAN_TABLE) return MKB_ERR_INVALID_ARGUMENT;
-  error_slot errors;
-  mkb_status status = api_boundary(&errors, [&] {
-    *text_out = owned_copy(mkb::dry_run(mkb::config_from_options(options), format == MKB_PLAN_TABLE));
-    return MKB_OK;
+  return owned_answer(text_out, error_out, [&] {
+    require(format <= MKB_PLAN_TABLE, "format: expected MKB_PLAN_JSON or MKB_PLAN_TABLE");
+    return mkb::dry_run(mkb::config_from_options(options), format == MKB_PLAN_TABLE);
   });
-  hand_out_error(errors, error_out, status);
-  return status;
+}
+
+mkb_status mkb_list_problems(const mkb_open_options *options, char **json_out, char **error_out) noexcept {
+  return owned_answer(json_out, error_out, [&] {
+    return mkb::problems_json(mkb::suite::load(mkb::config_from_options(options).suite_path));
+  });
+}
+
+mkb_status mkb_list_dsls(const mkb_open_options *options, char **json_out, char **error_out) noexcept {
+  return owned_answer(json_out, error_out, [&] {
+    return mkb::toolchains_json(mkb::survey_toolchains(mkb::config_from_options(options)));
+  });
 }
 
 } // extern "C"

@@ -1,5 +1,6 @@
 // `mkb doctor`: whether kernels can be compiled and run here. Each check gives one line of text, or
-// one field of the JSON object with --json; the verdict comes last and sets the exit code.
+// one field of the JSON object with --json (the toolchains as mkb_list_dsls gives them); the verdict
+// comes last and sets the exit code.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -10,10 +11,9 @@
 #include "core/json_writer.hpp"
 #include "cuda/nvrtc_compiler.hpp"
 #include "cuda/ptx_entries.hpp"
-#include "dsl/dsl.hpp"
-#include "dsl/sandbox.hpp"
 #include "eval/worker_client.hpp"
 #include "mkb.h"
+#include "protocol/discovery.hpp"
 
 namespace mkb::cli {
 
@@ -27,26 +27,17 @@ extern "C" __global__ void mkb_doctor_scale(const __nv_bfloat16 *x, float *y, fl
 }
 )";
 
-// The DSLs the benchmark knows of, registered in this build or not.
-constexpr const char *known_dsls[] = {"cuda", "cute-dsl", "tirx", "triton", "cute"};
-
 struct finding {
   bool ok = false;
   std::string detail; // the line's text after its label
 };
 
-struct dsl_finding {
-  std::string name;
-  bool registered = false, usable = false;
-  std::string detail;
-};
-
 struct doctor_findings {
   std::string target_arch;
-  finding nvrtc, worker, driver, sandbox, verdict;
+  finding nvrtc, worker, driver, verdict;
   std::string worker_path, verdict_state;
   std::vector<wire::device_info> gpus;
-  std::vector<dsl_finding> dsls;
+  toolchain_survey toolchains; // the sandbox and the DSLs, as mkb_list_dsls() reports them
   int exit_code = exit_ok;
 };
 
@@ -89,29 +80,7 @@ void check_compiler(doctor_findings &f) {
   }
 }
 
-void check_python(doctor_findings &f) {
-  frontend_environment env;
-  if (auto python = environment("MKB_PYTHON")) env.python = *python;
-  const python_sandbox &box = python_sandbox_for(env.python);
-  if (sandbox_disabled_by_environment())
-    f.sandbox = {false, "off (MKB_NO_SANDBOX is set): Python DSL submissions run unconfined"};
-  else if (box.usable())
-    f.sandbox = {true, fmt::format("usable: {} confines {} (no network, no home, a private /tmp)", box.bwrap, box.interpreter)};
-  else if (!box.sandbox_error.empty())
-    f.sandbox = {false, fmt::format("NOT usable: {}; Python DSL submissions are refused (MKB_NO_SANDBOX=1 or --no-sandbox "
-                                    "runs them unconfined)", box.sandbox_error)};
-  else
-    f.sandbox = {false, fmt::format("not checked: {}", box.interpreter_error)};
-  for (const char *name : known_dsls) {
-    dsl_finding d;
-    d.name = name;
-    const dsl *registered = find_dsl(name);
-    d.registered = registered != nullptr;
-    if (!registered) d.detail = "no frontend registered in this build";
-    else d.usable = registered->usable(env, &d.detail);
-    f.dsls.push_back(std::move(d));
-  }
-}
+void check_python(doctor_findings &f) { f.toolchains = survey_toolchains(config_from_options(nullptr)); }
 
 void judge(doctor_findings &f) {
   if (!f.nvrtc.ok || f.worker_path.empty()) {
@@ -137,12 +106,9 @@ void print_text(const doctor_findings &f) {
   if (!f.driver.detail.empty()) fmt::print("CUDA driver  {}\n", f.driver.detail);
   if (f.driver.ok && f.gpus.empty()) fmt::print("GPUs         none visible\n");
   for (const wire::device_info &d : f.gpus) fmt::print("GPU {}        {}\n", d.ordinal, gpu_line(d));
-  fmt::print("sandbox      {}\n", f.sandbox.detail);
-  for (const dsl_finding &d : f.dsls) {
-    if (!d.registered) fmt::print("DSL {:<9}unknown: {}\n", d.name, d.detail);
-    else if (d.usable) fmt::print("DSL {:<9}usable ({})\n", d.name, d.detail);
-    else fmt::print("DSL {:<9}not usable: {}\n", d.name, d.detail);
-  }
+  const toolchain_survey &t = f.toolchains;
+  fmt::print("sandbox      {}: {}\n", t.sandbox_confined ? "usable" : t.sandbox_usable ? "off" : "NOT usable", t.sandbox_detail);
+  for (const dsl_availability &d : t.dsls) fmt::print("DSL {:<9}{}: {}\n", d.name, d.usable ? "usable" : "not usable", d.detail);
   fmt::print("verdict      {}{}\n", f.verdict_state, f.verdict.detail.empty() ? "" : ": " + f.verdict.detail);
 }
 
@@ -164,12 +130,7 @@ void print_json(const doctor_findings &f) {
         .field("arch", arch_for_compute_capability(d.major, d.minor)).field("memory_bytes", d.memory_bytes)
         .field("sm_count", d.sm_count).field("l2_bytes", d.l2_bytes).field("sm_clock_khz", d.sm_clock_khz).end_object();
   w.end_array();
-  item("sandbox", f.sandbox, "usable");
-  w.key("dsls").begin_array();
-  for (const dsl_finding &d : f.dsls)
-    w.begin_object().field("name", d.name).field("registered", d.registered).field("usable", d.usable)
-        .field("detail", d.detail).end_object();
-  w.end_array();
+  w.key("toolchains").raw(toolchains_json(f.toolchains));
   w.key("verdict").begin_object().field("state", f.verdict_state).field("detail", f.verdict.detail).end_object();
   fmt::print("{}\n", w.end_object().str());
 }

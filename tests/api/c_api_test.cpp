@@ -268,6 +268,35 @@ TEST(CApi, TheFourArmProtocol) {
   std::filesystem::remove(ledger);
 }
 
+TEST(CApi, DiscoveryListsProblemsAndDsls) {
+  char *json = nullptr, *error = nullptr;
+  ASSERT_EQ(mkb_list_problems(nullptr, &json, &error), MKB_OK) << (error ? error : "");
+  EXPECT_NE(std::string(json).find("{\"id\":\"fused_add_rmsnorm_h4096_llama31_8b_bf16\",\"family\":\"mlp_norm\""),
+            std::string::npos) << json;
+  mkb_free(json);
+
+  mkb_open_options o;
+  mkb_open_options_init(&o, sizeof o);
+  o.suite_path = "/nonexistent/suite";
+  EXPECT_EQ(mkb_list_problems(&o, &json, &error), MKB_ERR_NOT_FOUND);
+  EXPECT_EQ(json, nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(std::string(error).find("/nonexistent/suite"), std::string::npos) << error;
+  mkb_free(error);
+
+  mkb_open_options_init(&o, sizeof o);
+  o.dsl_a = o.dsl_b = "cuda";
+  ASSERT_EQ(mkb_list_dsls(&o, &json, nullptr), MKB_OK);
+  EXPECT_NE(std::string(json).find("\"pair\":[\"cuda\",\"cuda\"],\"pair_usable\":true"), std::string::npos) << json;
+  EXPECT_NE(std::string(json).find("{\"name\":\"tirx\","), std::string::npos) << json;
+  mkb_free(json);
+  o.dsl_b = nullptr;
+  EXPECT_EQ(mkb_list_dsls(&o, &json, &error), MKB_ERR_CONFIG);
+  mkb_free(error);
+  EXPECT_EQ(mkb_list_dsls(nullptr, nullptr, nullptr), MKB_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(mkb_list_problems(nullptr, nullptr, nullptr), MKB_ERR_INVALID_ARGUMENT);
+}
+
 TEST(CApi, NullHandlesAreSafe) {
   EXPECT_EQ(mkb_report_verdict(nullptr), -1);
   EXPECT_TRUE(std::isnan(mkb_report_speedup(nullptr)));
