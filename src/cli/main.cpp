@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/not_found.hpp"
+#include "core/error.hpp"
 #include "mkb.h"
 
 namespace {
@@ -78,6 +79,9 @@ int main(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     fmt::print(stderr, "{}: {}\nRun with --help for more information.\n", command_path(mkb), e.what());
     return exit_usage;
+  } catch (const mkb::error &e) { // one a command did not expect: a suite that does not load, ...
+    fmt::print(stderr, "{}: {}: {}\n", command_path(mkb), mkb_status_name(e.status()), e.what());
+    return e.status() == MKB_ERR_WORKER ? exit_environment : exit_failed;
   }
   return exit_code;
 }
