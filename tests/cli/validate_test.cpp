@@ -5,7 +5,9 @@
 
 #include <algorithm>
 
+#include "core/files.hpp"
 #include "support/json_check.hpp"
+#include "support/paths.hpp"
 #include "support/run_mkb.hpp"
 #include "support/temp_dir.hpp"
 
@@ -96,6 +98,21 @@ TEST(ValidateCli, JsonOnStdoutDetailsAndProgressOnStderr) {
   EXPECT_NE(r.out.find(R"("verdict":"compiles","failures":[],"skipped":[]})"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("[1/1] compiling "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("  solution in cuda: compiled"), std::string::npos) << r.err;
+}
+
+// On a terminal the progress is one line redrawn in place and erased when its step ends: stderr is a
+// pseudo-terminal made by script(1), stdout goes elsewhere.
+TEST(ValidateCli, OnATerminalProgressIsOneLiveLine) {
+  if (std::system("script --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "script(1) (util-linux) is not installed";
+  temp_dir io;
+  std::string mkb = (testing::test_binary_dir() / "mkb").string();
+  std::string command = "script -qec \"'" + mkb + "' suite validate --compile-only --problem " + routing +
+                        " --dsl cuda >/dev/null\" /dev/null >'" + (io.path() / "tty").string() + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::string tty = read_file(io.path() / "tty");
+  EXPECT_EQ(tty.find(std::string("\r\033[K[1/1] compiling ") + routing + " in cuda ("), 0u) << tty;
+  EXPECT_EQ(tty.find('\n'), std::string::npos) << "no line of its own: " << tty;
+  EXPECT_TRUE(tty.ends_with("\r\033[K")) << "erased at the end: " << tty;
 }
 
 } // namespace
