@@ -1,58 +1,87 @@
-// mkb: the command-line face of libmkb.
-#include <cstdio>
-#include <cstring>
+// mkb: the command-line face of libmkb. CLI11 parses the command line and writes each subcommand's
+// --help; bad command lines get one error line, a pointer to --help, and exit code 2 (docs/CLI.md).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/not_found.hpp"
+#include "core/error.hpp"
+#include "mkb.h"
 
 namespace {
 
-void usage(FILE *out) {
-  std::fputs("usage: mkb <command> [options]\n"
-             "\n"
-             "commands:\n"
-             "  version                     library, ABI and NVRTC versions\n"
-             "  doctor                      check the compiler, the driver, the GPUs and the DSL toolchains\n"
-             "  problems [--suite DIR]      list the suite's problems\n"
-             "  suite validate [--problem ID] [--suite DIR] [--gpus LIST]\n"
-             "                              prove each problem sound: solutions, degenerate outputs, sensitivity\n"
-             "  check --problem ID --dsl DSL FILE [--json] [--suite DIR] [--gpus LIST] [--compile-only]\n"
-             "        [--no-sandbox]\n"
-             "                              evaluate one kernel and print its report\n"
-             "  draw --problem ID --seed S --out DIR [--suite DIR] [--gpu N]\n"
-             "                              write one draw's inputs and the anchor's outputs\n"
-             "  ledger dump FILE            print every intact ledger record as a line of JSON\n"
-             "  ledger repair DAMAGED NEW   copy every intact record of a damaged ledger to a new file\n"
-             "  score LEDGER... [--json] [--with-stale]\n"
-             "                              score the finished attempts of one or more ledgers\n"
-             "  plan [--ledger FILE] [--trials GLOBS] [--directions LIST] [--problems LIST] [--families LIST]\n"
-             "       [--replicates N] [--model M] [--dsl-a A --dsl-b B] [--suite DIR] [--rerun-stale] [--json]\n"
-             "                              a dry run: the trials a run would plan, and which are done, stale or\n"
-             "                              pending\n"
-             "\n"
-             "docs/CLI.md describes each command and its exit codes.\n",
-             out);
+using namespace mkb::cli;
+
+// "mkb ledger dump": the subcommands the parse had reached.
+std::string command_path(const CLI::App &mkb) {
+  std::string path = mkb.get_name();
+  for (const CLI::App *at = &mkb; !at->get_subcommands().empty();) {
+    at = at->get_subcommands().front();
+    path += " " + at->get_name();
+  }
+  return path;
+}
+
+// A word where a subcommand is expected that names none gets the list and the closest name, before
+// CLI11 would call it an unexpected argument.
+bool names_unknown_subcommand(const CLI::App &mkb, int argc, char **argv, int *exit_code) {
+  const CLI::App *at = &mkb;
+  std::string path = mkb.get_name();
+  for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+    std::vector<std::string> names;
+    for (const CLI::App *sub : at->get_subcommands({})) names.push_back(sub->get_name());
+    if (names.empty()) return false; // past the subcommands: a positional argument
+    const CLI::App *next = nullptr;
+    for (const CLI::App *sub : at->get_subcommands({}))
+      if (sub->get_name() == argv[i]) next = sub;
+    if (!next) {
+      *exit_code = report_not_found(path, "command", argv[i], names);
+      return true;
+    }
+    at = next;
+    path += " " + at->get_name();
+  }
+  return false;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  using namespace mkb::cli;
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
-    usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? exit_usage : exit_ok;
+  CLI::App mkb("mkb: the command-line face of libmkb, the MetaKernelBench library. docs/CLI.md describes each "
+               "command and its exit codes.",
+               "mkb");
+  mkb.set_version_flag("--version", fmt::format("mkb {} (ABI {})", mkb_version(), mkb_abi_version()));
+  mkb.require_subcommand(1);
+  int exit_code = exit_ok;
+  add_version(mkb, exit_code);
+  add_doctor(mkb, exit_code);
+  add_problems(mkb, exit_code);
+  add_dsls(mkb, exit_code);
+  add_suite(mkb, exit_code);
+  add_check(mkb, exit_code);
+  add_draw(mkb, exit_code);
+  add_ledger(mkb, exit_code);
+  add_score(mkb, exit_code);
+  add_plan(mkb, exit_code);
+
+  if (int unknown = 0; names_unknown_subcommand(mkb, argc, argv, &unknown)) return unknown;
+  try {
+    mkb.parse(argc, argv);
+  } catch (const CLI::CallForHelp &) {
+    fmt::print("{}", mkb.help());
+    return exit_ok;
+  } catch (const CLI::CallForVersion &e) {
+    fmt::print("{}\n", e.what());
+    return exit_ok;
+  } catch (const CLI::ParseError &e) {
+    fmt::print(stderr, "{}: {}\nRun with --help for more information.\n", command_path(mkb), e.what());
+    return exit_usage;
+  } catch (const mkb::error &e) { // one a command did not expect: a suite that does not load, ...
+    fmt::print(stderr, "{}: {}: {}\n", command_path(mkb), mkb_status_name(e.status()), e.what());
+    return e.status() == MKB_ERR_WORKER ? exit_environment : exit_failed;
   }
-  std::string command = argv[1];
-  if (command == "version" || command == "--version") return run_version(argc, argv);
-  if (command == "doctor") return run_doctor(argc, argv);
-  if (command == "check") return run_check(argc, argv);
-  if (command == "draw") return run_draw(argc, argv);
-  if (command == "problems") return run_problems(argc, argv);
-  if (command == "suite") return run_suite(argc, argv);
-  if (command == "ledger") return run_ledger(argc, argv);
-  if (command == "score") return run_score(argc, argv);
-  if (command == "plan") return run_plan(argc, argv);
-  std::fprintf(stderr, "mkb: unknown command '%s'\n\n", command.c_str());
-  usage(stderr);
-  return exit_usage;
+  return exit_code;
 }

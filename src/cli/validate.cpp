@@ -1,5 +1,6 @@
 // `mkb suite validate`: proves each problem of a suite sound (docs/PROBLEMS.md, Validation). Without
-// a GPU it checks what needs none (specs, compilation, plans) and says what it skipped.
+// a GPU it checks what needs none (specs, compilation, plans) and says what it skipped. The details go
+// to stdout (to stderr with --json, where stdout is the result), progress to stderr.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,9 +9,13 @@
 #include <map>
 #include <vector>
 
-#include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/not_found.hpp"
+#include "cli/progress_line.hpp"
+#include "cli/session_options.hpp"
 #include "core/error.hpp"
+#include "core/json_writer.hpp"
+#include "core/text.hpp"
 #include "dsl/dsl.hpp"
 #include "protocol/session.hpp"
 #include "spec/suite_data.hpp"
@@ -54,14 +59,28 @@ private:
   std::map<std::string, std::pair<bool, std::string>> known_;
 };
 
-void check_audit(const evaluation_report &r, const problem &p, problem_outcome &out) {
+// What one validation run shares between its problems.
+struct validation_run {
+  session &s;
+  const suite_data &data;
+  dsl_availability &dsls;
+  std::vector<std::string> only_dsls; // --dsl: empty for all
+  std::FILE *detail;                  // where the per-problem lines go
+  progress_line *progress = nullptr;
+
+  bool selected(const std::string &dsl_name) const {
+    return only_dsls.empty() || std::find(only_dsls.begin(), only_dsls.end(), dsl_name) != only_dsls.end();
+  }
+};
+
+void check_audit(const evaluation_report &r, const problem &p, problem_outcome &out, std::FILE *detail) {
   const wire::audit_result &a = r.result.audit;
   for (const wire::output_check &c : r.result.checks) {
     const tensor_spec *t = p.find_output(c.name);
     if (!t || t->comparison != spec::Comparison::anchor) continue;
     double ratio = c.reference_error / (dtype_epsilon(t->type) * c.anchor_max);
     bool ok = c.reference_error <= baseline_error_limit(t->type) * c.anchor_max;
-    fmt::print("    baseline vs anchor, '{}': max error {:.3g} = {:.2f} eps x max|anchor| ({:.3g}); limit {:.0f} eps{}\n",
+    fmt::print(detail, "    baseline vs anchor, '{}': max error {:.3g} = {:.2f} eps x max|anchor| ({:.3g}); limit {:.0f} eps{}\n",
                c.name, c.reference_error, ratio, c.anchor_max, baseline_error_limit(t->type) / dtype_epsilon(t->type),
                ok ? "" : "  FAILED");
     if (!ok) out.failures.push_back(fmt::format("the baseline's '{}' is {:.1f} eps from the anchor", c.name, ratio));
@@ -74,75 +93,81 @@ void check_audit(const evaluation_report &r, const problem &p, problem_outcome &
   for (const wire::degenerate_check &d : a.degenerate) {
     if (d.failed) ++rejected;
     else out.failures.push_back(fmt::format("degenerate '{}' as '{}' passes the rule", d.kind, d.output));
-    fmt::print("    degenerate {:<44} -> {:<8} error {:.3g} vs allowance {:.3g}\n", fmt::format("'{}' = {}", d.output, d.kind),
+    fmt::print(detail, "    degenerate {:<44} -> {:<8} error {:.3g} vs allowance {:.3g}\n", fmt::format("'{}' = {}", d.output, d.kind),
                d.failed ? "rejected" : "PASSES", d.error, d.allowance);
   }
   for (const wire::sensitivity_check &s : a.sensitivity) {
     bool ok = s.draws_differ && s.constant_axes.empty();
-    fmt::print("    sensitivity '{}': {}{}\n", s.output, s.draws_differ ? "differs between draws" : "SAME in two draws",
+    fmt::print(detail, "    sensitivity '{}': {}{}\n", s.output, s.draws_differ ? "differs between draws" : "SAME in two draws",
                s.constant_axes.empty() ? ", varies along every axis"
                                        : fmt::format(", CONSTANT along axes {}", fmt::join(s.constant_axes, ", ")));
     if (!ok) out.failures.push_back(fmt::format("output '{}' is insensitive to its inputs", s.output));
   }
   double ratio = r.baseline_us / a.empty_launch_us;
-  fmt::print("    launch overhead: baseline {:.1f} us ({} steps) = {:.0f}x one empty launch ({:.2f} us){}\n", r.baseline_us,
+  fmt::print(detail, "    launch overhead: baseline {:.1f} us ({} steps) = {:.0f}x one empty launch ({:.2f} us){}\n", r.baseline_us,
              a.baseline_launches, ratio, a.empty_launch_us, ratio >= launch_overhead_ratio ? "" : "  FAILED");
   if (!(ratio >= launch_overhead_ratio))
     out.failures.push_back(fmt::format("the baseline is only {:.0f}x the launch overhead", ratio));
-  fmt::print("    degenerate outputs rejected: {} of {}\n", rejected, a.degenerate.size());
+  fmt::print(detail, "    degenerate outputs rejected: {} of {}\n", rejected, a.degenerate.size());
 }
 
-problem_outcome validate_problem(session &s, const problem &p, const suite_data &data, dsl_availability &dsls) {
+problem_outcome validate_problem(validation_run &run, const problem &p) {
+  session &s = run.s;
+  std::FILE *detail = run.detail;
   problem_outcome out;
   out.id = p.id;
   out.outputs = p.outputs.size();
-  fmt::print("{} ({}):\n", p.id, p.folder);
+  fmt::print(detail, "{} ({}):\n", p.id, p.folder);
   if (p.solutions.empty()) out.failures.push_back("no solution");
   if (std::none_of(p.solutions.begin(), p.solutions.end(), [](const stored_solution &declared) { return declared.beats_baseline; }))
     out.failures.push_back("no solution is declared to beat the baseline");
   try {
-    if (!p.solutions.empty()) data.problem_folder(p);
+    if (!p.solutions.empty()) run.data.problem_folder(p);
   } catch (const error &e) { // once for the problem rather than once per solution
-    fmt::print("  {}\n", e.what());
+    fmt::print(detail, "  {}\n", e.what());
     out.failures.push_back("its stored solutions are not found");
     return out;
   }
   bool audited = false;
   for (const stored_solution &solution : p.solutions) {
     const auto &[dsl_name, file, beats_baseline] = solution;
-    if (const auto &[usable, why] = dsls.of(dsl_name); !usable) {
-      fmt::print("  solution in {}: SKIPPED, the DSL is not usable here: {}\n", dsl_name, why);
+    if (!run.selected(dsl_name)) continue;
+    if (const auto &[usable, why] = run.dsls.of(dsl_name); !usable) {
+      fmt::print(detail, "  solution in {}: SKIPPED, the DSL is not usable here: {}\n", dsl_name, why);
       out.skipped.push_back(dsl_name);
       continue;
     }
     std::string source;
     try {
-      source = data.solution(p, solution);
+      source = run.data.solution(p, solution);
     } catch (const error &e) {
-      fmt::print("  solution in {}: {}\n", dsl_name, e.what());
+      fmt::print(detail, "  solution in {}: {}\n", dsl_name, e.what());
       out.failures.push_back(fmt::format("the {} solution: not found", dsl_name));
       continue;
     }
+    std::fflush(detail); // what was said so far, before the progress line
+    run.progress->begin(fmt::format("{} {} in {}", s.compile_only() ? "compiling" : "running", p.id, dsl_name));
     evaluation_report r = s.compile_only() || audited ? s.evaluate(p.id, dsl_name, source) : s.audit(p.id, dsl_name, source);
+    run.progress->end();
     bool ok = r.verdict == (s.compile_only() ? MKB_VERDICT_COMPILED : MKB_VERDICT_PASSED);
-    fmt::print("  solution in {}: {}\n", dsl_name, ok ? mkb_verdict_name(r.verdict) : r.message);
+    fmt::print(detail, "  solution in {}: {}\n", dsl_name, ok ? mkb_verdict_name(r.verdict) : r.message);
     if (!ok) {
       out.failures.push_back(fmt::format("the {} solution: {}", dsl_name, mkb_verdict_name(r.verdict)));
       continue;
     }
     if (s.compile_only()) continue;
-    fmt::print("    {:.2f} us vs baseline {:.2f} us: {:.2f}x, {:.0f}% of speed-of-light ({})\n", r.time_us, r.baseline_us,
+    fmt::print(detail, "    {:.2f} us vs baseline {:.2f} us: {:.2f}x, {:.0f}% of speed-of-light ({})\n", r.time_us, r.baseline_us,
                r.speedup, 100 * r.fraction_of_light, r.light_bound);
     if (beats_baseline && !(r.speedup > 1))
       out.failures.push_back(fmt::format("the {} solution does not beat the baseline", dsl_name));
-    if (!beats_baseline) fmt::print("    (declared slower than the baseline: a port kept to show the DSL)\n");
+    if (!beats_baseline) fmt::print(detail, "    (declared slower than the baseline: a port kept to show the DSL)\n");
     if (audited) continue; // one audit per problem, with its first solution
     audited = true;
     out.baseline_us = r.baseline_us;
     out.solution_us = r.time_us;
     out.speedup = r.speedup;
     out.fraction_of_light = r.fraction_of_light;
-    check_audit(r, p, out);
+    check_audit(r, p, out, detail);
   }
   return out;
 }
@@ -165,22 +190,48 @@ void print_table(const std::vector<problem_outcome> &outcomes, bool compile_only
   }
 }
 
-} // namespace
-
-int run_suite(int argc, char **argv) {
-  arguments a;
-  try {
-    a = parse_arguments(argc, argv, 2, {"problem", "suite", "gpus", "gpu-lock-dir"}, {"compile-only", "no-sandbox"});
-    if (a.positional.size() != 1 || a.positional[0] != "validate")
-      throw std::invalid_argument("usage: mkb suite validate [--problem ID] [--suite DIR] [--gpus LIST] [--compile-only] [--no-sandbox]");
-  } catch (const std::exception &e) {
-    fmt::print(stderr, "mkb suite: {}\n", e.what());
-    return exit_usage;
+void print_json(const std::vector<problem_outcome> &outcomes, const session &s, bool sound) {
+  json_writer w;
+  w.begin_object().field("suite", s.problems().origin()).field("compile_only", s.compile_only()).field("sound", sound);
+  w.key("problems").begin_array();
+  for (const problem_outcome &o : outcomes) {
+    w.begin_object().field("id", o.id).field("outputs", static_cast<uint64_t>(o.outputs));
+    w.field("baseline_us", o.baseline_us).field("solution_us", o.solution_us).field("speedup", o.speedup);
+    w.field("fraction_of_light", o.fraction_of_light);
+    w.field("verdict", o.failures.empty() ? (s.compile_only() ? "compiles" : "sound") : "failed");
+    w.key("failures").begin_array();
+    for (const std::string &f : o.failures) w.value(f);
+    w.end_array().key("skipped").begin_array();
+    for (const std::string &d : o.skipped) w.value(d);
+    w.end_array().end_object();
   }
+  fmt::print("{}\n", w.end_array().end_object().str());
+}
+
+struct validate_options {
+  session_options session;
+  std::string problem, dsls;
+  bool json = false;
+};
+
+// The evaluations the run will make: each selected solution whose DSL is usable here.
+size_t planned_steps(const std::vector<const problem *> &selected, const validation_run &run) {
+  size_t steps = 0;
+  for (const problem *p : selected)
+    for (const stored_solution &solution : p->solutions)
+      if (run.selected(solution.dsl) && run.dsls.of(solution.dsl).first) ++steps;
+  return steps;
+}
+
+int validate(const validate_options &o) {
+  std::vector<std::string> only_dsls = split(o.dsls, ','), known = dsl_names();
+  for (const std::string &name : only_dsls)
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      return report_not_found("mkb suite validate", "DSL", name, known, "this build");
   std::unique_ptr<session> s;
   try {
-    session_arguments options(a);
-    session_config config = config_from_options(options.options());
+    mkb_open_options options = o.session.open_options();
+    session_config config = config_from_options(&options);
     config.compile_limit = std::chrono::seconds(600); // the suite's own kernels: sound, not quick to compile
     s = std::make_unique<session>(config);
   } catch (const error &e) {
@@ -189,38 +240,64 @@ int run_suite(int argc, char **argv) {
   }
   std::vector<const problem *> selected;
   for (const problem &p : s->problems().problems())
-    if (!a.get("problem") || p.id == *a.get("problem")) selected.push_back(&p);
-  if (selected.empty()) {
-    fmt::print(stderr, "mkb suite validate: no problem '{}' in {}\n", a.get("problem").value_or(""), s->problems().origin());
-    return exit_usage;
-  }
+    if (o.problem.empty() || p.id == o.problem) selected.push_back(&p);
+  if (selected.empty())
+    return report_not_found("mkb suite validate", "problem", o.problem, problem_ids(o.session.suite),
+                             suite_called(s->problems().origin()));
   // A suite given as a folder holds its solutions; the built-in one has none (spec/suite_data.hpp).
   const std::optional<std::string> &folder = s->config().suite_path;
   const suite_data data = suite_data::locate(folder ? std::optional<std::filesystem::path>(*folder) : std::nullopt);
-  std::vector<std::string> places;
-  for (const std::filesystem::path &place : data.candidates()) places.push_back(place.string());
-  fmt::print("Validating {} problem(s) of {} {}\nStored solutions: from the first of {} that holds the problem\n\n",
-             selected.size(), s->problems().origin(),
-             s->compile_only() ? "without a GPU: specs, compilation and plans only" : "on the GPU",
-             fmt::join(places, ", "));
   frontend_environment env;
   env.python = s->config().python;
   env.sandbox = s->config().sandbox;
   dsl_availability dsls(env);
+  validation_run run{*s, data, dsls, only_dsls, o.json ? stderr : stdout};
+  std::vector<std::string> places;
+  for (const std::filesystem::path &place : data.candidates()) places.push_back(place.string());
+  fmt::print(run.detail, "Validating {} problem(s) of {} {}\nStored solutions: from the first of {} that holds the problem\n\n",
+             selected.size(), s->problems().origin(),
+             s->compile_only() ? "without a GPU: specs, compilation and plans only" : "on the GPU",
+             fmt::join(places, ", "));
+  progress_line progress(planned_steps(selected, run));
+  run.progress = &progress;
   std::vector<problem_outcome> outcomes;
   for (const problem *p : selected) {
     try {
-      outcomes.push_back(validate_problem(*s, *p, data, dsls));
+      outcomes.push_back(validate_problem(run, *p));
     } catch (const error &e) {
+      progress.end();
       outcomes.push_back({p->id, p->outputs.size(), NAN, NAN, NAN, NAN, {e.what()}, {}});
     }
+    std::fflush(run.detail); // piped, each problem's lines arrive as it is done
+  }
+  bool sound = std::all_of(outcomes.begin(), outcomes.end(), [](const problem_outcome &x) { return x.failures.empty(); });
+  if (o.json) {
+    print_json(outcomes, *s, sound);
+    return sound ? exit_ok : exit_failed;
   }
   print_table(outcomes, s->compile_only());
   if (s->compile_only())
     fmt::print("\nSkipped without a GPU: correctness of the solutions, the baseline-anchor agreement, the "
                "degenerate-output audit, the sensitivity checks and every timing.\n");
-  bool sound = std::all_of(outcomes.begin(), outcomes.end(), [](const problem_outcome &o) { return o.failures.empty(); });
   return sound ? exit_ok : exit_failed;
+}
+
+} // namespace
+
+void add_suite(CLI::App &mkb, int &exit_code) {
+  CLI::App *suite = mkb.add_subcommand("suite", "check the suite itself");
+  suite->require_subcommand(1);
+  CLI::App *command = suite->add_subcommand(
+      "validate", "prove each problem sound: solutions pass and beat the baseline, degenerate outputs fail, outputs "
+                  "depend on the inputs. Without a GPU: specs, compilation and plans. Exit 0: every problem is sound; "
+                  "1: one is not");
+  auto o = std::make_shared<validate_options>();
+  command->add_option("--problem", o->problem, "validate this problem only (`mkb problems` lists them)")->type_name("ID");
+  command->add_option("--dsl", o->dsls, "validate the solutions in these DSLs only, comma-separated (`mkb dsls` lists "
+                                        "them)")->type_name("LIST");
+  command->add_flag("--json", o->json, "print the result as JSON on stdout (the details go to stderr)");
+  o->session.add_to(*command);
+  command->callback([o, &exit_code] { exit_code = validate(*o); });
 }
 
 } // namespace mkb::cli

@@ -1,5 +1,6 @@
 #include "core/text.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace mkb {
@@ -96,6 +97,32 @@ std::string fill_template(std::string_view text,
   }
   out.append(text.substr(i));
   return out;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1); // row[j]: distance from a[0, i) to b[0, j)
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::optional<std::string> closest_name(std::string_view wanted, const std::vector<std::string> &names) {
+  const std::string *best = nullptr;
+  size_t best_distance = 0;
+  for (const std::string &name : names) {
+    size_t d = edit_distance(wanted, name);
+    if (!best || d < best_distance) best = &name, best_distance = d;
+  }
+  if (!best || best_distance > std::max<size_t>(2, wanted.size() / 3)) return std::nullopt;
+  return *best;
 }
 
 } // namespace mkb

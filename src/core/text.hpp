@@ -1,6 +1,7 @@
 // Small string helpers shared by the parsers and the reports.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,5 +21,12 @@ int line_of(std::string_view text, size_t offset);
 // Replaces every "{{name}}" in `text` from the pairs; unknown names stay as they are.
 std::string fill_template(std::string_view text,
                           const std::vector<std::pair<std::string, std::string>> &values);
+
+// Levenshtein distance: the fewest single-byte insertions, deletions and substitutions that turn
+// `a` into `b`.
+size_t edit_distance(std::string_view a, std::string_view b);
+// The name in `names` nearest to `wanted` when it is a plausible misspelling of it (at most 2 edits,
+// or a third of `wanted`'s length for long names); nullopt when none is. Ties go to the first name.
+std::optional<std::string> closest_name(std::string_view wanted, const std::vector<std::string> &names);
 
 } // namespace mkb

@@ -6,6 +6,7 @@
 
 #include <flatbuffers/idl.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include "core/embedded_files.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/names.hpp"
 #include "ledger_generated.h"
 #include "mkb.h"
 
@@ -135,6 +137,39 @@ std::string strict_json(const std::string &text) {
       if (text[i] == '"') in_string = !in_string;
       out += text[i++];
     }
+  }
+  return out;
+}
+
+// The ledger stores verdicts and arms as numbers (mkb_verdict, mkb_arm); a dump names them, as the
+// reports do: "verdict": "wrong_answer", "arm": "a2b_skill".
+std::string named_enumerations(const std::string &json) {
+  static constexpr std::pair<std::string_view, const char *(*)(int32_t)> named[] = {{"\"verdict\": ", verdict_name},
+                                                                                    {"\"arm\": ", arm_name}};
+  std::string out;
+  out.reserve(json.size());
+  bool in_string = false;
+  for (size_t i = 0; i < json.size();) {
+    bool replaced = false;
+    for (const auto &[key, name] : named) {
+      if (in_string || json.compare(i, key.size(), key) != 0) continue;
+      size_t start = i + key.size(), end = start;
+      if (end < json.size() && json[end] == '-') ++end;
+      while (end < json.size() && std::isdigit(static_cast<unsigned char>(json[end]))) ++end;
+      if (end == start || !std::isdigit(static_cast<unsigned char>(json[end - 1]))) continue;
+      out += fmt::format("{}\"{}\"", key, name(std::stoi(json.substr(start, end - start))));
+      i = end;
+      replaced = true;
+      break;
+    }
+    if (replaced) continue;
+    if (in_string && json[i] == '\\') {
+      out.append(json, i, 2);
+      i += 2;
+      continue;
+    }
+    if (json[i] == '"') in_string = !in_string;
+    out += json[i++];
   }
   return out;
 }
@@ -270,6 +305,7 @@ ledger_dump ledger::dump_json(const std::filesystem::path &path) {
   flatbuffers::IDLOptions options;
   options.indent_step = -1;
   options.strict_json = true;
+  options.output_default_scalars_in_json = true; // a passed trial of arm solo_a shows both
   options.allow_non_utf8 = true; // skills and sources are stored as given; strict_json() escapes them
   flatbuffers::Parser parser(options);
   if (!parser.Parse(std::string(schema->data).c_str())) fail(MKB_ERR_INTERNAL, "ledger schema: {}", parser.error_);
@@ -280,7 +316,8 @@ ledger_dump ledger::dump_json(const std::filesystem::path &path) {
   for (const ledger_frames::intact_record &r : layout.records) {
     printed_record printed{dump.records.size() + 1, r.offset, {}, {}};
     std::string text;
-    if (flatbuffers::GenerateText(parser, ledger_frames::aligned_payload(r.payload).data(), &text)) printed.json = strict_json(text);
+    if (flatbuffers::GenerateText(parser, ledger_frames::aligned_payload(r.payload).data(), &text))
+      printed.json = named_enumerations(strict_json(text));
     else printed.why_not = "its contents do not match the ledger schema (a newer format?)";
     dump.records.push_back(std::move(printed));
   }

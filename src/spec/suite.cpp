@@ -6,37 +6,17 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "spec/file_source.hpp"
 
 namespace mkb {
 
 namespace {
 
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 // "; did you mean 'x'?" when one of `names` is a plausible misspelling of `wanted`, else "".
 std::string suggestion(std::string_view wanted, const std::set<std::string> &names) {
-  const std::string *best = nullptr;
-  size_t best_distance = 0;
-  for (const std::string &name : names) {
-    size_t d = edit_distance(wanted, name);
-    if (!best || d < best_distance) best = &name, best_distance = d;
-  }
-  if (!best || best_distance > std::max<size_t>(2, wanted.size() / 3)) return {};
-  return fmt::format("; did you mean '{}'?", *best);
+  std::optional<std::string> best = closest_name(wanted, {names.begin(), names.end()});
+  return best ? fmt::format("; did you mean '{}'?", *best) : std::string();
 }
 
 bool matches(const std::string &pattern, const std::string &id) { return ::fnmatch(pattern.c_str(), id.c_str(), 0) == 0; }

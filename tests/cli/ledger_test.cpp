@@ -124,5 +124,32 @@ TEST(LedgerCli, DumpEscapesBytesThatAreNotUtf8AndCarriesOnPastARecordItCannotPri
       << dump.err;
 }
 
+TEST(LedgerCli, DumpNamesVerdictsAndArmsAndShowsTheDefaultOnes) {
+  testing::temp_dir dir;
+  auto path = dir.path() / "run.ledger";
+  {
+    auto l = ledger::open(path);
+    trial_result passed; // verdict 0 and arm 0: the values flatbuffers leaves out unless asked
+    passed.key = {"model", "p0", "family", "cuda", MKB_ARM_SOLO_A, 0};
+    passed.verdict = MKB_VERDICT_PASSED;
+    l->trial_finished(passed);
+    trial_result wrong;
+    wrong.key = {"model", "p0", "family", "cuda", MKB_ARM_A2B_SKILL, 0};
+    wrong.verdict = MKB_VERDICT_WRONG_ANSWER;
+    wrong.skill = R"(a skill that quotes a report: "verdict": 4, "arm": 2)";
+    l->trial_finished(wrong);
+  }
+  outcome dump = run_mkb(dir, {"ledger", "dump", path.string()});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  ASSERT_EQ(lines(dump.out), 2u);
+  std::string first = dump.out.substr(0, dump.out.find('\n')), second = dump.out.substr(first.size() + 1);
+  EXPECT_NE(first.find(R"("arm": "solo_a")"), std::string::npos) << first;
+  EXPECT_NE(first.find(R"("verdict": "passed")"), std::string::npos) << first;
+  EXPECT_NE(second.find(R"("arm": "a2b_skill")"), std::string::npos) << second;
+  EXPECT_NE(second.find(R"("verdict": "wrong_answer")"), std::string::npos) << second;
+  EXPECT_NE(second.find(R"(quotes a report: \"verdict\": 4, \"arm\": 2")"), std::string::npos)
+      << "text inside strings is left as it is: " << second;
+}
+
 } // namespace
 } // namespace mkb

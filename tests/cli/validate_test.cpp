@@ -3,6 +3,11 @@
 // found are validated by the CTests suite.validate_compile.<problem> and .ci/gpu-validate.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "core/files.hpp"
+#include "support/json_check.hpp"
+#include "support/paths.hpp"
 #include "support/run_mkb.hpp"
 #include "support/temp_dir.hpp"
 
@@ -40,6 +45,74 @@ TEST(ValidateCli, TheBuiltInSuiteTriesOnlyTheFolderTheEnvironmentNames) {
   EXPECT_NE(r.out.find("--suite DIR or MKB_SUITE_DATA_DIR"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("FAILED: its stored solutions are not found"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find(std::string(MKB_TEST_SOURCE_DIR) + "/problems"), std::string::npos) << "only that folder is tried: " << r.out;
+}
+
+TEST(ValidateCli, AnUnknownProblemOrDslIsListedWithTheClosestName) {
+  temp_dir io;
+  auto problem = run_mkb(io, {"suite", "validate", "--compile-only", "--problem", "topk_softmax_routing_mixtral_8x7b"});
+  EXPECT_EQ(problem.exit_code, 2);
+  EXPECT_EQ(problem.err.find(std::string("mkb suite validate: no problem 'topk_softmax_routing_mixtral_8x7b' in the built-in "
+                                         "suite; did you mean '") + routing + "'?\n"),
+            0u)
+      << problem.err;
+  auto dsl = run_mkb(io, {"suite", "validate", "--compile-only", "--dsl", "cuda,trixon"});
+  EXPECT_EQ(dsl.exit_code, 2);
+  EXPECT_EQ(dsl.err.find("mkb suite validate: no DSL 'trixon' in this build; did you mean 'triton'?\n"), 0u) << dsl.err;
+}
+
+// Piped, each step's line arrives as the step starts, while the tool still runs: a fresh compile
+// cache makes the compile take its time, and the test reads the pipe as it fills.
+TEST(ValidateCli, ProgressLinesArriveWhileItRuns) {
+  temp_dir cache;
+  testing::piped_mkb run({"suite", "validate", "--compile-only", "--problem", routing, "--dsl", "cuda"},
+                         {"MKB_CACHE_DIR=" + cache.path().string()});
+  std::vector<std::string> seen;
+  bool step_while_running = false;
+  const std::string step = std::string("[1/1] compiling ") + routing + " in cuda (";
+  while (std::optional<std::string> line = run.next_line()) {
+    if (line->starts_with(step)) step_while_running = !run.exited();
+    seen.push_back(*line);
+  }
+  EXPECT_EQ(run.wait(), 0);
+  std::string all;
+  for (const std::string &line : seen) all += line;
+  EXPECT_TRUE(step_while_running) << all;
+  auto at = [&](const std::string &prefix) {
+    return std::find_if(seen.begin(), seen.end(), [&](const std::string &l) { return l.starts_with(prefix); }) - seen.begin();
+  };
+  ASSERT_LT(at(step), static_cast<long>(seen.size())) << all;
+  EXPECT_LT(at("Validating 1 problem(s)"), at(step)) << "stdout is flushed before the progress: " << all;
+  EXPECT_LT(at(step), at("  solution in cuda: compiled")) << all;
+  EXPECT_LT(at("  solution in cuda: compiled"), at("problem ")) << "the table comes last: " << all;
+  EXPECT_NE(seen[at(step)].find(" s)\n"), std::string::npos) << "with the elapsed seconds: " << seen[at(step)];
+}
+
+TEST(ValidateCli, JsonOnStdoutDetailsAndProgressOnStderr) {
+  temp_dir io;
+  auto r = run_mkb(io, {"suite", "validate", "--compile-only", "--problem", routing, "--dsl", "cuda", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(testing::is_json(r.out)) << r.out;
+  EXPECT_EQ(r.out.find(R"({"suite":"built-in","compile_only":true,"sound":true,"problems":[{"id":")" + std::string(routing)),
+            0u)
+      << r.out;
+  EXPECT_NE(r.out.find(R"("verdict":"compiles","failures":[],"skipped":[]})"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("[1/1] compiling "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("  solution in cuda: compiled"), std::string::npos) << r.err;
+}
+
+// On a terminal the progress is one line redrawn in place and erased when its step ends: stderr is a
+// pseudo-terminal made by script(1), stdout goes elsewhere.
+TEST(ValidateCli, OnATerminalProgressIsOneLiveLine) {
+  if (std::system("script --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "script(1) (util-linux) is not installed";
+  temp_dir io;
+  std::string mkb = (testing::test_binary_dir() / "mkb").string();
+  std::string command = "script -qec \"'" + mkb + "' suite validate --compile-only --problem " + routing +
+                        " --dsl cuda >/dev/null\" /dev/null >'" + (io.path() / "tty").string() + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::string tty = read_file(io.path() / "tty");
+  EXPECT_EQ(tty.find(std::string("\r\033[K[1/1] compiling ") + routing + " in cuda ("), 0u) << tty;
+  EXPECT_EQ(tty.find('\n'), std::string::npos) << "no line of its own: " << tty;
+  EXPECT_TRUE(tty.ends_with("\r\033[K")) << "erased at the end: " << tty;
 }
 
 } // namespace

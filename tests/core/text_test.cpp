@@ -32,5 +32,27 @@ TEST(Text, FillTemplate) {
   EXPECT_EQ(fill_template("{{a}} and {{b}} and {{c}}", {{"a", "1"}, {"b", "2"}}), "1 and 2 and {{c}}");
 }
 
+TEST(Text, EditDistanceCountsInsertionsDeletionsAndSubstitutions) {
+  EXPECT_EQ(edit_distance("", ""), 0u);
+  EXPECT_EQ(edit_distance("cuda", "cuda"), 0u);
+  EXPECT_EQ(edit_distance("", "tirx"), 4u);
+  EXPECT_EQ(edit_distance("cute", "cute-dsl"), 4u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("tirx", "trix"), 2u) << "a transposition is two substitutions";
+  EXPECT_EQ(edit_distance("sitting", "kitten"), edit_distance("kitten", "sitting"));
+}
+
+TEST(Text, ClosestNameSuggestsOnlyPlausibleMisspellings) {
+  std::vector<std::string> dsls = {"cuda", "cute-dsl", "tirx", "triton"};
+  EXPECT_EQ(closest_name("cudaa", dsls), "cuda");
+  EXPECT_EQ(closest_name("triton3", dsls), "triton");
+  EXPECT_EQ(closest_name("cute_dsl", dsls), "cute-dsl");
+  EXPECT_EQ(closest_name("pallas", dsls), std::nullopt) << "nothing is that close";
+  EXPECT_EQ(closest_name("x", {}), std::nullopt);
+  // Long names allow a third of their length: a problem id with a wrong dtype and a typo.
+  std::vector<std::string> ids = {"topk_softmax_routing_mixtral_8x7b_bf16", "rms_norm_llama3_8b_bf16"};
+  EXPECT_EQ(closest_name("topk_softmax_routng_mixtral_8x7b_fp16", ids), "topk_softmax_routing_mixtral_8x7b_bf16");
+}
+
 } // namespace
 } // namespace mkb

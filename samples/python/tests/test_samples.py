@@ -130,8 +130,8 @@ def test_llm_agent_against_a_stub_server(stub_server, tmp_path):
     dump = subprocess.run([str(ROOT / "build/bin/mkb"), "ledger", "dump", str(tmp_path / "llm.ledger")],
                           capture_output=True, text=True, check=True)
     records = [json.loads(line) for line in dump.stdout.splitlines()]
-    finished = {r["body"]["trial"].get("arm", 0): r["body"] for r in records if r["body_type"] == "TrialFinished"}
-    solo, skill_arm = finished[mkb.Arm.SOLO_A], finished[mkb.Arm.A2B_SKILL]
+    finished = {r["body"]["trial"]["arm"]: r["body"] for r in records if r["body_type"] == "TrialFinished"}
+    solo, skill_arm = finished["solo_a"], finished["a2b_skill"]  # the dump names arms
     # Four turns, the cached part of their prompts 0 + 250 + 500 + 750 tokens.
     assert (solo["input_tokens"], solo["cached_input_tokens"], solo["output_tokens"]) == (4000, 1500, 400)
     assert solo["final_kernel"] == "submission 2"
