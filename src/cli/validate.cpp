@@ -2,6 +2,7 @@
 // a GPU it checks what needs none (specs, compilation, plans) and says what it skipped. The details go
 // to stdout (to stderr with --json, where stdout is the result), progress to stderr.
 #include <fmt/format.h>
+#include <fnmatch.h>
 
 #include <algorithm>
 #include <cmath>
@@ -238,9 +239,16 @@ int validate(const validate_options &o) {
     fmt::print(stderr, "mkb suite validate: {}: {}\n", mkb_status_name(e.status()), e.what());
     return e.status() == MKB_ERR_WORKER ? exit_environment : exit_failed;
   }
+  // Ids or shell globs (fnmatch(3)), comma-separated, as mkb_open_options.problems takes them.
+  const std::vector<std::string> patterns = split(o.problem, ',');
+  auto wanted = [&](const problem &p) {
+    return patterns.empty() || std::any_of(patterns.begin(), patterns.end(), [&](const std::string &pattern) {
+             return ::fnmatch(pattern.c_str(), p.id.c_str(), 0) == 0;
+           });
+  };
   std::vector<const problem *> selected;
   for (const problem &p : s->problems().problems())
-    if (o.problem.empty() || p.id == o.problem) selected.push_back(&p);
+    if (wanted(p)) selected.push_back(&p);
   if (selected.empty())
     return report_not_found("mkb suite validate", "problem", o.problem, problem_ids(o.session.suite),
                              suite_called(s->problems().origin()));
@@ -292,7 +300,9 @@ void add_suite(CLI::App &mkb, int &exit_code) {
                   "depend on the inputs. Without a GPU: specs, compilation and plans. Exit 0: every problem is sound; "
                   "1: one is not");
   auto o = std::make_shared<validate_options>();
-  command->add_option("--problem", o->problem, "validate this problem only (`mkb problems` lists them)")->type_name("ID");
+  command->add_option("--problem", o->problem,
+                      "validate only these problems: ids or shell globs, comma-separated (`mkb problems` lists them)")
+      ->type_name("GLOBS");
   command->add_option("--dsl", o->dsls, "validate the solutions in these DSLs only, comma-separated (`mkb dsls` lists "
                                         "them)")->type_name("LIST");
   command->add_flag("--json", o->json, "print the result as JSON on stdout (the details go to stderr)");

@@ -60,6 +60,19 @@ TEST(ValidateCli, AnUnknownProblemOrDslIsListedWithTheClosestName) {
   EXPECT_EQ(dsl.err.find("mkb suite validate: no DSL 'trixon' in this build; did you mean 'triton'?\n"), 0u) << dsl.err;
 }
 
+// --problem takes shell globs, comma-separated, as mkb_open_options.problems does.
+TEST(ValidateCli, ProblemsAreSelectedByGlobs) {
+  temp_dir io;
+  auto r = run_mkb(io, {"suite", "validate", "--compile-only", "--dsl", "cuda", "--json", "--problem",
+                        "fused_add_rmsnorm_h4096_llama31_8b_bf1[6],topk_*_mixtral_8x7b_bf16"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("Validating 2 problem(s)"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find(R"({"id":"fused_add_rmsnorm_h4096_llama31_8b_bf16",)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(std::string(R"({"id":")") + routing + "\","), std::string::npos) << r.out;
+  auto none = run_mkb(io, {"suite", "validate", "--compile-only", "--problem", "no_such_*"});
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+}
+
 // Piped, each step's line arrives as the step starts, while the tool still runs: a fresh compile
 // cache makes the compile take its time, and the test reads the pipe as it fills.
 TEST(ValidateCli, ProgressLinesArriveWhileItRuns) {
