@@ -28,6 +28,8 @@ TEST(Discovery, ProblemsJsonListsEveryProblemWithItsTensors) {
 
 TEST(Discovery, AMissingInterpreterMakesEveryPythonDslUnusableAndSaysSo) {
   testing::scoped_environment no_override("MKB_NO_SANDBOX", nullptr);
+  // `cute` finds CUTLASS's headers in the interpreter's nvidia-cutlass package unless told where they are.
+  testing::scoped_environment no_headers("MKB_CUTLASS_INCLUDE", nullptr);
   session_config c;
   c.python = "/nonexistent/python3";
   toolchain_survey s = survey_toolchains(c);
