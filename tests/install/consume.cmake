@@ -22,8 +22,9 @@ foreach(path include/mkb.h bin/mkb libexec/mkb-worker lib/cmake/mkb/mkbConfig.cm
 endforeach()
 set(solution ${prefix}/${routing}/solutions/cuda.cu)
 
-# find_package(mkb)
-run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/consumer -B ${WORK_DIR}/cmake-build -DCMAKE_PREFIX_PATH=${prefix})
+# find_package(mkb), with the project's own generator: a machine may have Ninja and no make.
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/consumer -B ${WORK_DIR}/cmake-build -G ${GENERATOR}
+    -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM} -DCMAKE_PREFIX_PATH=${prefix})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/cmake-build)
 run(${WORK_DIR}/cmake-build/consumer ${solution})
 
