@@ -2,7 +2,6 @@
 // a GPU it checks what needs none (specs, compilation, plans) and says what it skipped. The details go
 // to stdout (to stderr with --json, where stdout is the result), progress to stderr.
 #include <fmt/format.h>
-#include <fnmatch.h>
 
 #include <algorithm>
 #include <cmath>
@@ -239,19 +238,14 @@ int validate(const validate_options &o) {
     fmt::print(stderr, "mkb suite validate: {}: {}\n", mkb_status_name(e.status()), e.what());
     return e.status() == MKB_ERR_WORKER ? exit_environment : exit_failed;
   }
-  // Ids or shell globs (fnmatch(3)), comma-separated, as mkb_open_options.problems takes them.
-  const std::vector<std::string> patterns = split(o.problem, ',');
-  auto wanted = [&](const problem &p) {
-    return patterns.empty() || std::any_of(patterns.begin(), patterns.end(), [&](const std::string &pattern) {
-             return ::fnmatch(pattern.c_str(), p.id.c_str(), 0) == 0;
-           });
-  };
+  // Ids or shell globs, comma-separated, matched as mkb_open_options.problems is (suite::select).
   std::vector<const problem *> selected;
-  for (const problem &p : s->problems().problems())
-    if (wanted(p)) selected.push_back(&p);
-  if (selected.empty())
+  try {
+    selected = s->problems().select(split(o.problem, ','), {});
+  } catch (const error &) { // a pattern that matches nothing
     return report_not_found("mkb suite validate", "problem", o.problem, problem_ids(o.session.suite),
-                             suite_called(s->problems().origin()));
+                            suite_called(s->problems().origin()));
+  }
   // A suite given as a folder holds its solutions; the built-in one has none (spec/suite_data.hpp).
   const std::optional<std::string> &folder = s->config().suite_path;
   const suite_data data = suite_data::locate(folder ? std::optional<std::filesystem::path>(*folder) : std::nullopt);
