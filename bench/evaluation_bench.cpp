@@ -96,7 +96,7 @@ evaluation_report evaluation_figures(const problem &p, const std::string &source
   auto t = clock_type::now();
   evaluation_report r = e.evaluate(p, *find_dsl("cuda"), source);
   double wall = ms_since(t);
-  const wire::phase_times &ph = r.result.phases;
+  const phase_times &ph = r.result.phases;
   row("verdict", verdict_name_of(r));
   row("wall time of mkb_evaluate", fmt::format("{:.1f} ms", wall));
   row("  compile (cache hits)", fmt::format("{:.1f} ms", ph.compile_ms));

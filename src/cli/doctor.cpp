@@ -36,12 +36,12 @@ struct doctor_findings {
   std::string target_arch;
   finding nvrtc, worker, driver, verdict;
   std::string worker_path, verdict_state;
-  std::vector<wire::device_info> gpus;
+  std::vector<device_info> gpus;
   toolchain_survey toolchains; // the sandbox and the DSLs, as mkb_list_dsls() reports them
   int exit_code = exit_ok;
 };
 
-std::string gpu_line(const wire::device_info &d) {
+std::string gpu_line(const device_info &d) {
   return fmt::format("{}: compute capability {}.{}, {:.1f} GiB, {} SMs, L2 {:.1f} MiB, SM clock {} MHz, {}", d.name, d.major,
                      d.minor, d.memory_bytes / double(1ull << 30), d.sm_count, d.l2_bytes / double(1 << 20),
                      d.sm_clock_khz / 1000, arch_for_compute_capability(d.major, d.minor));
@@ -105,7 +105,7 @@ void print_text(const doctor_findings &f) {
   fmt::print("worker       {}\n", f.worker.detail);
   if (!f.driver.detail.empty()) fmt::print("CUDA driver  {}\n", f.driver.detail);
   if (f.driver.ok && f.gpus.empty()) fmt::print("GPUs         none visible\n");
-  for (const wire::device_info &d : f.gpus) fmt::print("GPU {}        {}\n", d.ordinal, gpu_line(d));
+  for (const device_info &d : f.gpus) fmt::print("GPU {}        {}\n", d.ordinal, gpu_line(d));
   const toolchain_survey &t = f.toolchains;
   fmt::print("sandbox      {}: {}\n", t.sandbox_confined ? "usable" : t.sandbox_usable ? "off" : "NOT usable", t.sandbox_detail);
   for (const dsl_availability &d : t.dsls) fmt::print("DSL {:<9}{}: {}\n", d.name, d.usable ? "usable" : "not usable", d.detail);
@@ -125,7 +125,7 @@ void print_json(const doctor_findings &f) {
   w.key("worker").begin_object().field("path", f.worker_path).field("ok", f.worker.ok).field("detail", f.worker.detail).end_object();
   item("cuda_driver", f.driver, "loaded");
   w.key("gpus").begin_array();
-  for (const wire::device_info &d : f.gpus)
+  for (const device_info &d : f.gpus)
     w.begin_object().field("ordinal", d.ordinal).field("name", d.name).field("compute_capability", fmt::format("{}.{}", d.major, d.minor))
         .field("arch", arch_for_compute_capability(d.major, d.minor)).field("memory_bytes", d.memory_bytes)
         .field("sm_count", d.sm_count).field("l2_bytes", d.l2_bytes).field("sm_clock_khz", d.sm_clock_khz).end_object();

@@ -31,16 +31,14 @@ int draw(const draw_options &o) {
     std::filesystem::create_directories(o.out);
     std::string out_dir = std::filesystem::canonical(o.out).string();
 
-    flatbuffers::FlatBufferBuilder b;
     worker_client worker(find_worker_executable(""), o.gpu);
-    auto instance = wire::encode(b, wire::instance_of(*p));
-    auto plan = wire::encode(b, plan_role::anchor, anchor.module, anchor.plan);
-    auto body = wire::CreateDraw(b, instance, plan, o.seed, b.CreateString(out_dir), b.CreateString(default_cache_dir().string()));
-    worker_reply reply = worker.request(wire::finish_request(b, worker.next_id(), body), std::chrono::minutes(10));
+    draw_request request{instance_of(*p), {anchor.module, anchor.plan}, o.seed, out_dir, default_cache_dir().string()};
+    worker_reply reply = worker.request(std::move(request), std::chrono::minutes(10));
     if (reply.status != worker_reply::answered) fail(MKB_ERR_WORKER, "the worker {}", reply.how_it_ended);
-    const wire::Response *r = reply.response();
-    if (r->body_type() == wire::ResponseBody::Failure) fail(MKB_ERR_WORKER, "{}", r->body_as_Failure()->message()->str());
-    for (const flatbuffers::String *f : *r->body_as_DrawResult()->files()) fmt::print("{}\n", f->str());
+    if (const worker_failure *f = std::get_if<worker_failure>(&reply.answer)) fail(MKB_ERR_WORKER, "{}", f->message);
+    const draw_answer *written = std::get_if<draw_answer>(&reply.answer);
+    if (!written) fail(MKB_ERR_WORKER, "the worker answered with the wrong message");
+    for (const std::string &file : written->files) fmt::print("{}\n", file);
     return exit_ok;
   } catch (const error &e) {
     fmt::print(stderr, "mkb draw: {}\n", e.what());

@@ -74,8 +74,8 @@ struct validation_run {
 };
 
 void check_audit(const evaluation_report &r, const problem &p, problem_outcome &out, std::FILE *detail) {
-  const wire::audit_result &a = r.result.audit;
-  for (const wire::output_check &c : r.result.checks) {
+  const audit_result &a = r.result.audit;
+  for (const output_check &c : r.result.checks) {
     const tensor_spec *t = p.find_output(c.name);
     if (!t || t->comparison != spec::Comparison::anchor) continue;
     double ratio = c.reference_error / (dtype_epsilon(t->type) * c.anchor_max);
@@ -90,13 +90,13 @@ void check_audit(const evaluation_report &r, const problem &p, problem_outcome &
     return;
   }
   size_t rejected = 0;
-  for (const wire::degenerate_check &d : a.degenerate) {
+  for (const degenerate_check &d : a.degenerate) {
     if (d.failed) ++rejected;
     else out.failures.push_back(fmt::format("degenerate '{}' as '{}' passes the rule", d.kind, d.output));
     fmt::print(detail, "    degenerate {:<44} -> {:<8} error {:.3g} vs allowance {:.3g}\n", fmt::format("'{}' = {}", d.output, d.kind),
                d.failed ? "rejected" : "PASSES", d.error, d.allowance);
   }
-  for (const wire::sensitivity_check &s : a.sensitivity) {
+  for (const sensitivity_check &s : a.sensitivity) {
     bool ok = s.draws_differ && s.constant_axes.empty();
     fmt::print(detail, "    sensitivity '{}': {}{}\n", s.output, s.draws_differ ? "differs between draws" : "SAME in two draws",
                s.constant_axes.empty() ? ", varies along every axis"

@@ -9,14 +9,14 @@
 
 #include "cuda/nvrtc_compiler.hpp"
 #include "plan/launch_plan.hpp"
-#include "wire/codec.hpp"
+#include "model/evaluation_request.hpp"
 
 namespace mkb {
 
 struct problem;
 
 struct prepared_submission {
-  wire::module_source module;
+  module_source module;
   resolved_plan plan;
 };
 

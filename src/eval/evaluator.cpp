@@ -73,22 +73,31 @@ const evaluator::prepared_problem &evaluator::problem_code(const problem &p) {
   return prepared_.emplace(p.id, std::move(own)).first->second;
 }
 
-std::vector<uint8_t> evaluator::build_request(const problem &p, const prepared_submission &submission,
-                                              const prepared_problem &own, const std::string &arch, uint64_t id,
-                                              uint64_t seed, bool audit) const {
-  flatbuffers::FlatBufferBuilder b(1 << 16);
-  wire::problem_instance instance = wire::instance_of(p);
-  auto problem_offset = wire::encode(b, instance);
-  auto sub = wire::encode(b, plan_role::submission, submission.module, submission.plan);
-  auto base = wire::encode(b, plan_role::baseline, own.baseline.module, own.baseline.plan);
-  auto anchor = wire::encode(b, plan_role::anchor, own.anchor.module, own.anchor.plan);
-  auto settings = wire::CreateEvaluateSettings(
-      b, settings_.correctness_draws, settings_.warmup_draws, settings_.timed_draws, settings_.max_timed_draws,
-      settings_.reverify_draws, settings_.target_rel_spread, true, settings_.compile_only,
-      static_cast<int>(settings_.launch_timeout.count()), b.CreateString(settings_.cache_dir), b.CreateString(arch), audit,
-      b.CreateString(settings_.gpu_lock_dir), settings_.contention_retries);
-  auto body = wire::CreateEvaluate(b, problem_offset, sub, base, anchor, settings, seed);
-  return wire::finish_request(b, id, body);
+evaluation_request evaluator::build_request(const problem &p, const prepared_submission &submission,
+                                            const prepared_problem &own, const std::string &arch, uint64_t seed,
+                                            bool audit) const {
+  evaluation_request r;
+  r.problem = instance_of(p);
+  r.submission = {submission.module, submission.plan};
+  r.baseline = {own.baseline.module, own.baseline.plan};
+  r.anchor = {own.anchor.module, own.anchor.plan};
+  run_settings &s = r.settings;
+  s.correctness_draws = settings_.correctness_draws;
+  s.warmup_draws = settings_.warmup_draws;
+  s.timed_draws = settings_.timed_draws;
+  s.max_timed_draws = settings_.max_timed_draws;
+  s.reverify_draws = settings_.reverify_draws;
+  s.target_rel_spread = settings_.target_rel_spread;
+  s.time_baseline = true;
+  s.compile_only = settings_.compile_only;
+  s.launch_timeout_ms = static_cast<int>(settings_.launch_timeout.count());
+  s.cache_dir = settings_.cache_dir;
+  s.arch = arch;
+  s.audit = audit;
+  s.gpu_lock_dir = settings_.gpu_lock_dir;
+  s.contention_retries = settings_.contention_retries;
+  r.seed = seed;
+  return r;
 }
 
 evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::string_view source, bool audit) {
@@ -135,11 +144,9 @@ evaluation_report evaluator::run(const problem &p, const dsl &d, std::string_vie
     worker_pool::lease worker = workers_.acquire(settings_.compile_only ? "" : frontends.arch);
     if (!settings_.compile_only)
       pool_wait_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count();
-    std::vector<uint8_t> request =
-        build_request(p, submission, own, frontends.arch, worker->next_id(), os_random_u64(), audit);
     worker_reply reply;
     try {
-      reply = worker->request(request, budget);
+      reply = worker->request(build_request(p, submission, own, frontends.arch, os_random_u64(), audit), budget);
     } catch (const error &e) {
       return refused(p, d, source, fmt::format("infrastructure failure: {}", e.what()), true, pool_wait_ms);
     }
@@ -166,14 +173,13 @@ evaluation_report evaluator::run(const problem &p, const dsl &d, std::string_vie
       r.result.stage = reply.last_stage;
       break;
     }
-    const wire::Response *response = reply.response();
-    if (response->body_type() == wire::ResponseBody::Failure)
-      return refused(p, d, source, "infrastructure failure: " + response->body_as_Failure()->message()->str(), true,
-                     pool_wait_ms);
-    if (response->body_type() != wire::ResponseBody::EvaluateResult)
+    if (const worker_failure *failure = std::get_if<worker_failure>(&reply.answer))
+      return refused(p, d, source, "infrastructure failure: " + failure->message, true, pool_wait_ms);
+    evaluation_result *result = std::get_if<evaluation_result>(&reply.answer);
+    if (!result)
       return refused(p, d, source, "infrastructure failure: the worker answered with the wrong message", true,
                      pool_wait_ms);
-    r.result = wire::decode(*response->body_as_EvaluateResult());
+    r.result = std::move(*result);
     r.verdict = r.result.verdict;
     r.detail = r.result.detail;
     r.counted = !r.result.infrastructure_error;

@@ -41,7 +41,7 @@ public:
   evaluator(worker_pool &workers, evaluation_settings settings);
 
   // With `audit`, a passing evaluation goes on to audit the problem itself (mkb suite validate):
-  // degenerate outputs, sensitivity to the inputs, launch overhead (wire::audit_result).
+  // degenerate outputs, sensitivity to the inputs, launch overhead (audit_result).
   // The report is rendered (message and JSON).
   evaluation_report evaluate(const problem &p, const dsl &d, std::string_view source, bool audit = false);
   // The same, unrendered: for a caller that adds its own fields first (a task's budget), then renders.
@@ -53,8 +53,8 @@ private:
     prepared_submission baseline, anchor;
   };
   const prepared_problem &problem_code(const problem &p);
-  std::vector<uint8_t> build_request(const problem &p, const prepared_submission &submission, const prepared_problem &own,
-                                     const std::string &arch, uint64_t id, uint64_t seed, bool audit) const;
+  evaluation_request build_request(const problem &p, const prepared_submission &submission, const prepared_problem &own,
+                                   const std::string &arch, uint64_t seed, bool audit) const;
 
   worker_pool &workers_;
   evaluation_settings settings_;

@@ -20,13 +20,13 @@ std::string format_us(double us) {
   return fmt::format("{:.2f} us", us);
 }
 
-std::string spread_line(const char *label, const wire::timing_stats &t) {
+std::string spread_line(const char *label, const timing_stats &t) {
   return fmt::format("  {:<10} median {:>10}  min {:>10}  IQR {} .. {}  CV {:.2f}%  ({} draws)\n", label,
                      format_us(t.median_us), format_us(t.min_us), format_us(t.q1_us), format_us(t.q3_us), 100 * t.cv,
                      t.samples);
 }
 
-void write_timing(json_writer &j, const char *name, const wire::timing_stats &t) {
+void write_timing(json_writer &j, const char *name, const timing_stats &t) {
   j.key(name).begin_object();
   j.field("samples", t.samples).field("median_us", t.median_us).field("min_us", t.min_us).field("max_us", t.max_us);
   j.field("q1_us", t.q1_us).field("q3_us", t.q3_us).field("mean_us", t.mean_us).field("cv", t.cv);
@@ -36,7 +36,7 @@ void write_timing(json_writer &j, const char *name, const wire::timing_stats &t)
 }
 
 std::string render_message(const evaluation_report &r) {
-  const wire::evaluation_result &e = r.result;
+  const evaluation_result &e = r.result;
   std::string m;
   std::string verdict = verdict_name(r.verdict);
   for (char &c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -48,7 +48,7 @@ std::string render_message(const evaluation_report &r) {
     if (std::isfinite(r.fraction_of_light))
       m += fmt::format("  speed-of-light {} ({}): the submission runs at {:.1f}% of it\n", format_us(r.speed_of_light_us),
                        r.light_bound, 100 * r.fraction_of_light);
-    const wire::contention_info &c = e.contention;
+    const contention_info &c = e.contention;
     if (c.contended)
       m += fmt::format("  CONTENDED: other processes ran kernels on this GPU while it was timed, {} times running, so "
                        "these times may be too long: {}\n",
@@ -67,7 +67,7 @@ std::string render_message(const evaluation_report &r) {
   if (e.gpu_wait_ms >= 1000)
     m += fmt::format("Queued {:.1f} s for the GPU behind other evaluations (not charged to the budget).\n", e.gpu_wait_ms / 1000);
   if (r.verdict != MKB_VERDICT_COMPILE_ERROR) // a compile error's log is already in the detail
-    for (const wire::compile_info &c : e.compiles)
+    for (const compile_info &c : e.compiles)
       if (c.role == "submission" && !c.log.empty()) m += "compiler warnings:\n" + c.log + "\n";
   if (r.in_task)
     m += r.final ? fmt::format("This final evaluation is the attempt's record.\n")
@@ -79,12 +79,12 @@ std::string render_message(const evaluation_report &r) {
 } // namespace
 
 void complete_report(evaluation_report &r, const problem &p) {
-  const wire::evaluation_result &e = r.result;
+  const evaluation_result &e = r.result;
   if (r.verdict == MKB_VERDICT_PASSED && e.submission_time.samples > 0) {
     r.time_us = e.submission_time.median_us;
     r.baseline_us = e.baseline_time.samples > 0 ? e.baseline_time.median_us : NAN;
     r.speedup = r.baseline_us / r.time_us;
-    const wire::device_info &d = e.device;
+    const device_info &d = e.device;
     device_peaks peaks = peaks_for(d.name, d.major, d.minor, d.sm_count, d.sm_clock_khz, d.memory_clock_khz,
                                    d.memory_bus_bits, p.compute);
     double memory_us = peaks.bytes_per_second > 0 ? 1e6 * p.bytes / peaks.bytes_per_second : 0;
@@ -98,7 +98,7 @@ void complete_report(evaluation_report &r, const problem &p) {
 }
 
 void render_report(evaluation_report &r) {
-  const wire::evaluation_result &e = r.result;
+  const evaluation_result &e = r.result;
   r.message = render_message(r);
 
   json_writer j;
@@ -114,12 +114,12 @@ void render_report(evaluation_report &r) {
   write_timing(j, "submission_time", e.submission_time);
   write_timing(j, "baseline_time", e.baseline_time);
   j.key("checks").begin_array();
-  for (const wire::output_check &c : e.checks)
+  for (const output_check &c : e.checks)
     j.begin_object().field("output", c.name).field("max_error", c.max_error).field("allowance", c.allowance)
         .field("reference_error", c.reference_error).field("anchor_max", c.anchor_max).field("passed", c.passed).end_object();
   j.end_array();
   if (e.mismatch.present) {
-    const wire::mismatch_info &m = e.mismatch;
+    const mismatch_info &m = e.mismatch;
     j.key("first_mismatch").begin_object().field("output", m.output).field("draw", m.draw).field("timed_draw", m.timed_draw);
     j.field("kind", m.kind).field("flat_index", m.flat_index).key("coords").begin_array();
     for (int64_t c : m.coords) j.value(c);
@@ -140,12 +140,12 @@ void render_report(evaluation_report &r) {
   j.field("contended", e.contention.contended).field("discarded_timings", e.contention.discarded_timings).key("busy").begin_array();
   for (const std::string &seen : e.contention.busy) j.value(seen);
   j.end_array().end_object();
-  const wire::phase_times &ph = e.phases;
+  const phase_times &ph = e.phases;
   j.key("phases_ms").begin_object().field("compile", ph.compile_ms).field("load", ph.load_ms);
   j.field("correctness", ph.correctness_ms).field("timing", ph.timing_ms).field("total", ph.total_ms);
   j.field("gpu_busy", ph.gpu_busy_ms).field("input_generation", ph.generation_ms).end_object();
   j.key("compiles").begin_array();
-  for (const wire::compile_info &c : e.compiles)
+  for (const compile_info &c : e.compiles)
     j.begin_object().field("role", c.role).field("cache_hit", c.cache_hit).field("ms", c.milliseconds).field("log", c.log).end_object();
   j.end_array();
   j.key("device").begin_object().field("name", e.device.name).field("uuid", e.device.uuid);

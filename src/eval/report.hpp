@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "wire/codec.hpp"
+#include "model/evaluation_result.hpp"
 
 namespace mkb {
 
@@ -29,7 +29,7 @@ struct evaluation_report {
   std::string light_bound;        // "memory" or "compute", and the peaks' source
   std::string detail;             // what happened, for refusals and failures
   std::string worker_output;      // what the GPU worker printed during the evaluation (its last 64 KiB)
-  wire::evaluation_result result; // everything the worker measured
+  evaluation_result result;       // everything the worker measured
   // Filled by the protocol layer before the report is rendered; 0 outside a task.
   uint32_t submission = 0;       // 1-based number within its task, refused ones included; 0 when final
   uint32_t submissions_left = 0; // budget after this submission

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "wire/channel.hpp"
+#include "wire/codec.hpp"
 
 namespace mkb {
 
@@ -42,7 +43,8 @@ void worker_client::ensure_started() {
 
 void worker_client::stop() { child_.kill(); }
 
-worker_reply worker_client::request(const std::vector<uint8_t> &frame, const stage_budget &budget) {
+worker_reply worker_client::request(request_body body, const stage_budget &budget) {
+  const std::vector<uint8_t> frame = wire::encode_request({++next_id_, std::move(body)});
   ensure_started();
   child_.output()->take(); // printed between requests: part of no evaluation
   worker_reply reply = exchange(frame, budget);
@@ -61,8 +63,9 @@ worker_reply worker_client::exchange(const std::vector<uint8_t> &frame, const st
     ensure_started();
     wire::send_frame(child_.socket(), frame);
   }
+  std::vector<uint8_t> received;
   for (;;) {
-    wire::receive_status status = wire::receive_frame(child_.socket(), reply.frame, until);
+    wire::receive_status status = wire::receive_frame(child_.socket(), received, until);
     if (status == wire::receive_status::timed_out) {
       reply.status = worker_reply::timed_out;
       reply.how_it_ended = child_.kill();
@@ -81,37 +84,29 @@ worker_reply worker_client::exchange(const std::vector<uint8_t> &frame, const st
       reply.how_it_ended = child_.kill();
       return reply;
     }
-    if (!wire::verified_root<wire::Response>(reply.frame)) {
+    std::optional<worker_response> response = wire::decode_response(received);
+    if (!response) {
       reply.status = worker_reply::died;
       reply.how_it_ended = "sent a malformed message and was stopped (" + child_.kill() + ")";
       return reply;
     }
-    const wire::Response *response = reply.response();
-    if (response->body_type() == wire::ResponseBody::Progress) {
-      reply.last_stage = response->body_as_Progress()->stage()->str();
+    if (const stage_report *progress = std::get_if<stage_report>(&response->body)) {
+      reply.last_stage = progress->stage;
       until = std::chrono::steady_clock::now() + budget(reply.last_stage);
       continue;
     }
+    reply.answer = std::move(response->body);
     return reply;
   }
 }
 
 worker_status worker_client::ping(std::chrono::milliseconds deadline) {
-  flatbuffers::FlatBufferBuilder b;
-  worker_reply reply = request(wire::finish_request(b, next_id(), wire::CreatePing(b)), deadline);
-  if (reply.status != worker_reply::answered || reply.response()->body_type() != wire::ResponseBody::Pong)
+  worker_reply reply = request(ping_request{}, deadline);
+  worker_status *status = std::get_if<worker_status>(&reply.answer);
+  if (reply.status != worker_reply::answered || !status)
     fail(MKB_ERR_WORKER, "the worker '{}' did not answer a ping ({})", executable_,
          reply.how_it_ended.empty() ? "unexpected answer" : reply.how_it_ended);
-  const wire::Pong *pong = reply.response()->body_as_Pong();
-  worker_status s;
-  s.driver_loaded = pong->driver_loaded();
-  s.driver_error = pong->driver_error() ? pong->driver_error()->str() : "";
-  s.driver_version = pong->driver_version();
-  s.nvrtc_version = pong->nvrtc_version() ? pong->nvrtc_version()->str() : "";
-  s.worker_version = pong->worker_version() ? pong->worker_version()->str() : "";
-  if (pong->devices())
-    for (const wire::DeviceInfo *d : *pong->devices()) s.devices.push_back(wire::decode(d));
-  return s;
+  return std::move(*status);
 }
 
 } // namespace mkb

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/process.hpp"
-#include "wire/codec.hpp"
+#include "model/worker_messages.hpp"
 
 namespace mkb {
 
@@ -22,21 +22,11 @@ std::string find_worker_executable(const std::string &configured);
 
 struct worker_reply {
   enum status_t { answered, timed_out, died } status = answered;
-  std::vector<uint8_t> frame;      // the final Response when answered
+  response_body answer;            // the final answer when answered
   std::string last_stage;          // the last progress stage reported
   std::string how_it_ended;        // "killed by signal 9", ... when timed_out or died
   std::string output;              // what the worker printed meanwhile (device printf included), its
                                    // last 64 KiB as valid UTF-8; "" when nothing
-  const wire::Response *response() const { return flatbuffers::GetRoot<wire::Response>(frame.data()); }
-};
-
-struct worker_status {
-  bool driver_loaded = false;
-  std::string driver_error;
-  int driver_version = 0;
-  std::string nvrtc_version;
-  std::string worker_version;
-  std::vector<wire::device_info> devices;
 };
 
 class worker_client {
@@ -51,13 +41,12 @@ public:
 
   // One request at a time per worker (callers serialize through the pool). The worker is killed when
   // a stage overruns its budget. Throws mkb::error(MKB_ERR_WORKER) only when it cannot be started.
-  worker_reply request(const std::vector<uint8_t> &frame, const stage_budget &budget);
-  worker_reply request(const std::vector<uint8_t> &frame, std::chrono::milliseconds deadline) {
-    return request(frame, [deadline](const std::string &) { return deadline; });
+  worker_reply request(request_body body, const stage_budget &budget);
+  worker_reply request(request_body body, std::chrono::milliseconds deadline) {
+    return request(std::move(body), [deadline](const std::string &) { return deadline; });
   }
 
   worker_status ping(std::chrono::milliseconds deadline = std::chrono::seconds(60));
-  uint64_t next_id() { return ++next_id_; }
   int device() const { return device_; }
   // Kills the process; the next request starts a new one.
   void stop();

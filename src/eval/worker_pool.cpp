@@ -61,7 +61,7 @@ void worker_pool::learn_architectures() {
   for (const lease &worker : taken) {
     worker_status status = worker->ping();
     auto device = std::find_if(status.devices.begin(), status.devices.end(),
-                               [&](const wire::device_info &d) { return d.ordinal == worker->device(); });
+                               [&](const device_info &d) { return d.ordinal == worker->device(); });
     if (device == status.devices.end())
       fail(MKB_ERR_WORKER, "the worker for GPU {} cannot see it{}", worker->device(),
            status.driver_error.empty() ? "" : ": " + status.driver_error);

@@ -30,7 +30,7 @@ std::string provenance_json(const run_facts &run) {
   j.key("gpus").begin_array();
   if (!run.compile_only) {
     worker_status status = worker_client(find_worker_executable(run.config.worker_path), 0).ping();
-    for (const wire::device_info &d : status.devices) {
+    for (const device_info &d : status.devices) {
       if (std::find(run.gpus.begin(), run.gpus.end(), d.ordinal) == run.gpus.end()) continue;
       j.begin_object().field("ordinal", d.ordinal).field("name", d.name).field("uuid", d.uuid);
       j.field("compute_capability", fmt::format("{}.{}", d.major, d.minor)).field("sm_clock_mhz", d.sm_clock_khz / 1000);

@@ -25,7 +25,7 @@ session::session(session_config config) : config_(std::move(config)), suite_(sui
       // Every visible GPU; with none, the session compiles and checks but runs nothing.
       worker_client probe(worker, 0);
       worker_status status = probe.ping();
-      for (const wire::device_info &d : status.devices) gpus_.push_back(d.ordinal);
+      for (const device_info &d : status.devices) gpus_.push_back(d.ordinal);
       compile_only_ = gpus_.empty();
     }
   }

@@ -9,11 +9,11 @@
 #include <utility>
 
 #include "cuda/driver_api.hpp"
-#include "wire/codec.hpp"
+#include "model/device_info.hpp"
 
 namespace mkb::worker {
 
-using device_facts = wire::device_info;
+using device_facts = device_info;
 
 device_facts query_device(const driver_api &cu, int ordinal);
 
@@ -100,5 +100,10 @@ private:
 
 // Turns a CUDA error seen while the submission may have run into the verdict it deserves.
 [[noreturn]] void throw_cuda_failure(CUresult result, const std::string &what);
+
+// check_cuda for calls made while the submission may have run: an error becomes its verdict.
+inline void check_gpu(CUresult result, const char *what) {
+  if (result != CUDA_SUCCESS) throw_cuda_failure(result, what);
+}
 
 } // namespace mkb::worker

@@ -26,10 +26,9 @@ uint64_t unix_us_now() {
 
 } // namespace
 
-queue_lock take_gpu_turn(const wire::EvaluateSettings &settings, const std::string &uuid) {
-  std::string folder = settings.gpu_lock_dir() ? settings.gpu_lock_dir()->str() : std::string();
+queue_lock take_gpu_turn(const std::string &lock_dir, const std::string &uuid) {
   try {
-    return queue_lock::acquire(folder.empty() ? builtin_gpu_lock_dir() : std::filesystem::path(folder), uuid);
+    return queue_lock::acquire(lock_dir.empty() ? builtin_gpu_lock_dir() : std::filesystem::path(lock_dir), uuid);
   } catch (const error &e) {
     throw infrastructure_failure(e.what());
   }

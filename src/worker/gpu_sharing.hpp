@@ -9,13 +9,12 @@
 
 #include "core/queue_lock.hpp"
 #include "cuda/nvml_api.hpp"
-#include "messages_generated.h"
 
 namespace mkb::worker {
 
-// Waits for the host's lock on the GPU `uuid`, in the folder `settings` names (else the built-in one).
-// A folder that cannot be used is an infrastructure failure (evaluation_failure, REFUSED).
-queue_lock take_gpu_turn(const wire::EvaluateSettings &settings, const std::string &uuid);
+// Waits for the host's lock on the GPU `uuid`, in `lock_dir` (empty: the built-in folder). A folder that
+// cannot be used is an infrastructure failure (evaluation_failure, REFUSED).
+queue_lock take_gpu_turn(const std::string &lock_dir, const std::string &uuid);
 
 struct contention_seen {
   bool checked = false;          // false: NVML could not tell (`unavailable` says why)

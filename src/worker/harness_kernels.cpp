@@ -8,7 +8,7 @@
 #include "core/embedded_files.hpp"
 #include "core/error.hpp"
 #include "worker/failure.hpp"
-#include "worker/input_generator.hpp"
+#include "worker/device_headers.hpp"
 
 namespace mkb::worker {
 

@@ -4,22 +4,15 @@
 
 #include <algorithm>
 
-#include "core/embedded_files.hpp"
 #include "core/random.hpp"
+#include "worker/device_headers.hpp"
 #include "worker/failure.hpp"
 
 namespace mkb::worker {
 
-std::vector<extra_header> problem_headers() {
-  std::vector<extra_header> headers;
-  for (const embedded_file &f : embedded::device_sources())
-    if (f.path.ends_with(".cuh")) headers.push_back({std::string(f.path), std::string(f.data)});
-  return headers;
-}
-
-input_generator::input_generator(const gpu *g, harness_kernels *harness, const wire::problem_instance &problem,
+input_generator::input_generator(const gpu *g, harness_kernels *harness, const problem_instance &problem,
                                  const compile_cache &cache, const std::string &arch,
-                                 std::vector<wire::compile_info> &compiles)
+                                 std::vector<compile_info> &compiles)
     : gpu_(g), harness_(harness), problem_(&problem) {
   if (problem.generators.empty()) return;
   cached_compile c = cache.compile(problem.generators, "generators.cu", arch, problem_headers());

@@ -7,23 +7,21 @@
 #include <vector>
 
 #include "cuda/compile_cache.hpp"
-#include "wire/codec.hpp"
+#include "model/evaluation_result.hpp"
+#include "model/problem_instance.hpp"
 #include "worker/buffers.hpp"
 #include "worker/harness_kernels.hpp"
 #include "worker/loaded_plan.hpp"
 
 namespace mkb::worker {
 
-// The device headers the problem's own code (baseline, anchor, generators) may include.
-std::vector<extra_header> problem_headers();
-
 class input_generator {
 public:
   input_generator() = default;
   // Compiles and loads the generators the problem's inputs name; a failure there is the problem's
   // (infrastructure). `compiles` receives the compile record, if any.
-  input_generator(const gpu *g, harness_kernels *harness, const wire::problem_instance &problem,
-                  const compile_cache &cache, const std::string &arch, std::vector<wire::compile_info> &compiles);
+  input_generator(const gpu *g, harness_kernels *harness, const problem_instance &problem,
+                  const compile_cache &cache, const std::string &arch, std::vector<compile_info> &compiles);
 
   // Loads the compiled generators on the GPU (after compile-only checks passed).
   void load(const gpu &g);
@@ -34,7 +32,7 @@ public:
 private:
   const gpu *gpu_ = nullptr;
   harness_kernels *harness_ = nullptr;
-  const wire::problem_instance *problem_ = nullptr;
+  const problem_instance *problem_ = nullptr;
   std::string cubin_;
   loaded_module module_;
   std::map<std::string, CUfunction> functions_;

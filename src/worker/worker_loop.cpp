@@ -8,6 +8,8 @@
 #include "cuda/compile_cache.hpp"
 #include "cuda/nvrtc_compiler.hpp"
 #include "wire/channel.hpp"
+#include "wire/codec.hpp"
+#include "worker/draw.hpp"
 #include "worker/failure.hpp"
 
 namespace mkb::worker {
@@ -18,27 +20,19 @@ int worker_loop::serve() {
   std::vector<uint8_t> frame;
   for (;;) {
     if (wire::receive_frame(channel_fd_, frame) != wire::receive_status::ok) return 0;
-    const wire::Request *request = wire::verified_root<wire::Request>(frame);
+    std::optional<worker_request> request = wire::decode_request(frame);
     if (!request) {
       std::fprintf(stderr, "mkb-worker: a malformed request\n");
       return 2;
     }
-    id_ = request->id();
+    id_ = request->id;
     try {
-      switch (request->body_type()) {
-      case wire::RequestBody::Ping: ping(); break;
-      case wire::RequestBody::Compile: compile(*request->body_as_Compile()); break;
-      case wire::RequestBody::Evaluate:
-        if (!answer_evaluate(*request->body_as_Evaluate())) end_after_lost_context();
-        break;
-      case wire::RequestBody::Draw: draw(*request->body_as_Draw()); break;
-      default: answer_failure("unknown request"); break;
-      }
+      std::visit([this](const auto &body) { answer(body); }, request->body);
     } catch (const evaluation_failure &f) {
-      answer_failure(f.what());
+      send(worker_failure{f.what()});
       if (f.context_lost()) end_after_lost_context();
     } catch (const std::exception &e) {
-      answer_failure(e.what());
+      send(worker_failure{e.what()});
     }
   }
 }
@@ -49,9 +43,9 @@ void worker_loop::end_after_lost_context() {
   _exit(exit_context_lost);
 }
 
-void worker_loop::send(const std::vector<uint8_t> &frame) {
+void worker_loop::send(response_body body) {
   try {
-    wire::send_frame(channel_fd_, frame);
+    wire::send_frame(channel_fd_, wire::encode_response({id_, std::move(body)}));
   } catch (const error &e) {
     if (e.status() != MKB_ERR_WORKER) throw;
     // The library is gone: nobody is left to answer or to read a message. Exit at once, quietly and
@@ -60,57 +54,47 @@ void worker_loop::send(const std::vector<uint8_t> &frame) {
   }
 }
 
-void worker_loop::answer_failure(const std::string &message) {
-  flatbuffers::FlatBufferBuilder b;
-  send(wire::finish_response(b, id_, wire::CreateFailure(b, b.CreateString(message))));
-}
+void worker_loop::answer(const unknown_request &) { send(worker_failure{"unknown request"}); }
 
-std::vector<wire::device_info> worker_loop::devices(int *driver_version) {
+std::vector<device_info> worker_loop::devices(int *driver_version) {
   const driver_api &cu = load_driver();
   *driver_version = cu.driver_version;
   int count = 0;
   check_cuda(cu.cuDeviceGetCount(&count), "cuDeviceGetCount");
-  std::vector<wire::device_info> found;
+  std::vector<device_info> found;
   for (int i = 0; i < count; ++i) found.push_back(query_device(cu, i));
   return found;
 }
 
-void worker_loop::ping() {
-  flatbuffers::FlatBufferBuilder b;
-  std::vector<flatbuffers::Offset<wire::DeviceInfo>> encoded;
-  std::string driver_error;
-  int driver_version = 0;
-  bool loaded = false;
+void worker_loop::answer(const ping_request &) {
+  worker_status status;
+  status.worker_version = MKB_VERSION_STRING;
+  status.pid = static_cast<int>(getpid());
+  status.nvrtc_version = nvrtc_version();
   try {
-    for (const wire::device_info &d : devices(&driver_version)) encoded.push_back(wire::encode(b, d));
-    loaded = true;
+    status.devices = devices(&status.driver_version);
+    status.driver_loaded = true;
   } catch (const std::exception &e) {
-    driver_error = e.what();
+    status.driver_error = e.what();
   }
-  auto pong = wire::CreatePong(b, b.CreateString(MKB_VERSION_STRING), static_cast<int>(getpid()), loaded,
-                               b.CreateString(driver_error), driver_version, b.CreateString(nvrtc_version()),
-                               b.CreateVector(encoded));
-  send(wire::finish_response(b, id_, pong));
+  send(std::move(status));
 }
 
-void worker_loop::compile(const wire::Compile &request) {
-  wire::module_source module = wire::decode_module(request.code());
-  std::string arch = request.arch() && request.arch()->size() ? request.arch()->str() : device_arch();
-  compile_cache cache(request.cache_dir() ? request.cache_dir()->str() : std::string());
-  cached_compile c = cache.compile(module_code{module.name, module.source, module.include_dirs, module.ptx}, arch);
-  flatbuffers::FlatBufferBuilder b;
-  auto result = wire::CreateCompileResult(b, c.output.ok, c.cache_hit, b.CreateString(c.output.log), c.output.cubin.size(),
-                                          c.output.ptx.size(), c.output.milliseconds, b.CreateString(c.key.hex()));
-  send(wire::finish_response(b, id_, result));
+void worker_loop::answer(const compile_request &request) {
+  std::string arch = request.arch.empty() ? device_arch() : request.arch;
+  compile_cache cache(request.cache_dir);
+  const module_source &m = request.code;
+  cached_compile c = cache.compile(module_code{m.name, m.source, m.include_dirs, m.ptx}, arch);
+  send(compile_answer{c.output.ok, c.cache_hit, c.output.log, c.output.cubin.size(), c.output.ptx.size(),
+                      c.output.milliseconds, c.key.hex()});
 }
 
-wire::evaluation_result worker_loop::evaluate(const wire::Evaluate &request, const progress_callback &progress) {
-  bool compile_only = request.settings() && request.settings()->compile_only();
-  if (compile_only) return mkb::worker::evaluate(nullptr, nullptr, request, progress);
+evaluation_result worker_loop::evaluate(const evaluation_request &request, const progress_callback &progress) {
+  if (request.settings.compile_only) return mkb::worker::evaluate(nullptr, nullptr, request, progress);
   try {
-    open_gpu(request.settings() && request.settings()->cache_dir() ? request.settings()->cache_dir()->str() : "");
+    open_gpu(request.settings.cache_dir);
   } catch (const std::exception &e) {
-    wire::evaluation_result result;
+    evaluation_result result;
     result.verdict = MKB_VERDICT_REFUSED;
     result.infrastructure_error = true;
     result.detail = std::string("no usable GPU: ") + e.what();
@@ -119,24 +103,16 @@ wire::evaluation_result worker_loop::evaluate(const wire::Evaluate &request, con
   return mkb::worker::evaluate(gpu_.get(), harness_.get(), request, progress);
 }
 
-// False when the context is lost and the worker must exit.
-bool worker_loop::answer_evaluate(const wire::Evaluate &request) {
-  wire::evaluation_result result = evaluate(request, [this](const std::string &stage) {
-    flatbuffers::FlatBufferBuilder b;
-    send(wire::finish_response(b, id_, wire::CreateProgress(b, b.CreateString(stage))));
-  });
-  flatbuffers::FlatBufferBuilder b;
-  send(wire::finish_response(b, id_, wire::encode(b, result)));
-  return !result.worker_must_exit;
+void worker_loop::answer(const evaluation_request &request) {
+  evaluation_result result = evaluate(request, [this](const std::string &stage) { send(stage_report{stage}); });
+  const bool context_lost = result.worker_must_exit;
+  send(std::move(result));
+  if (context_lost) end_after_lost_context();
 }
 
-void worker_loop::draw(const wire::Draw &request) {
-  open_gpu(request.cache_dir() ? request.cache_dir()->str() : "");
-  std::vector<std::string> files = write_draw(*gpu_, *harness_, request);
-  flatbuffers::FlatBufferBuilder b;
-  std::vector<flatbuffers::Offset<flatbuffers::String>> names;
-  for (const std::string &f : files) names.push_back(b.CreateString(f));
-  send(wire::finish_response(b, id_, wire::CreateDrawResult(b, b.CreateVector(names), b.CreateString(""), true)));
+void worker_loop::answer(const draw_request &request) {
+  open_gpu(request.cache_dir);
+  send(draw_answer{write_draw(*gpu_, *harness_, request)});
 }
 
 void worker_loop::open_gpu(const std::string &cache_dir) {
@@ -148,7 +124,7 @@ void worker_loop::open_gpu(const std::string &cache_dir) {
 // Without a device there is no architecture to guess: a request that needs one fails, naming why.
 std::string worker_loop::device_arch() {
   const driver_api &cu = load_driver();
-  wire::device_info d = query_device(cu, ordinal_);
+  device_info d = query_device(cu, ordinal_);
   return arch_for_compute_capability(d.major, d.minor);
 }
 

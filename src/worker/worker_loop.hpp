@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "wire/codec.hpp"
+#include "model/worker_messages.hpp"
 #include "worker/evaluation.hpp"
 
 namespace mkb::worker {
@@ -25,19 +25,20 @@ public:
 
 protected:
   // One evaluation; `progress` sends a stage report to the library.
-  virtual wire::evaluation_result evaluate(const wire::Evaluate &request, const progress_callback &progress);
+  virtual evaluation_result evaluate(const evaluation_request &request, const progress_callback &progress);
   // The devices this worker can see; throws with the reason when the driver is missing.
-  virtual std::vector<wire::device_info> devices(int *driver_version);
+  virtual std::vector<device_info> devices(int *driver_version);
   int ordinal() const { return ordinal_; }
 
 private:
   [[noreturn]] void end_after_lost_context();
-  void send(const std::vector<uint8_t> &frame);
-  void answer_failure(const std::string &message);
-  void ping();
-  void compile(const wire::Compile &request);
-  bool answer_evaluate(const wire::Evaluate &request);
-  void draw(const wire::Draw &request);
+  void send(response_body body);
+  // Each answers the request with one response (after any progress reports).
+  void answer(const unknown_request &request);
+  void answer(const ping_request &request);
+  void answer(const compile_request &request);
+  void answer(const evaluation_request &request);
+  void answer(const draw_request &request);
   void open_gpu(const std::string &cache_dir);
   std::string device_arch();
 

@@ -32,6 +32,10 @@
 
 namespace {
 
+using mkb::device_info;
+using mkb::evaluation_result;
+using mkb::timing_stats;
+
 // The value of `key` in a "mkb-double: key=value other" line of `source`; "yes" for a bare key.
 std::string directive(const std::string &source, const std::string &key) {
   for (size_t pos = source.find("mkb-double:"); pos != std::string::npos; pos = source.find("mkb-double:", pos + 1)) {
@@ -45,8 +49,8 @@ std::string directive(const std::string &source, const std::string &key) {
   return {};
 }
 
-mkb::wire::timing_stats timing(double median) {
-  mkb::wire::timing_stats t;
+timing_stats timing(double median) {
+  timing_stats t;
   t.samples = 50;
   t.median_us = t.mean_us = median;
   t.min_us = median * 0.99;
@@ -62,9 +66,9 @@ public:
   using worker_loop::worker_loop;
 
 protected:
-  std::vector<mkb::wire::device_info> devices(int *driver_version) override {
+  std::vector<device_info> devices(int *driver_version) override {
     *driver_version = 13000;
-    mkb::wire::device_info d;
+    device_info d;
     d.name = "mkb test double (no GPU)";
     d.ordinal = ordinal(); // the one GPU it pretends to serve, whichever ordinal it was given
     d.uuid = "GPU-00000000-0000-0000-0000-000000000000";
@@ -79,20 +83,20 @@ protected:
     return {d};
   }
 
-  mkb::wire::evaluation_result evaluate(const mkb::wire::Evaluate &request,
-                                        const mkb::worker::progress_callback &progress) override {
+  evaluation_result evaluate(const mkb::evaluation_request &request,
+                             const mkb::worker::progress_callback &progress) override {
     // The real compile-only path: NVRTC, the plan against the PTX.
-    mkb::wire::evaluation_result result = mkb::worker::evaluate(nullptr, nullptr, request, progress);
+    evaluation_result result = mkb::worker::evaluate(nullptr, nullptr, request, progress);
     if (result.verdict != MKB_VERDICT_COMPILED) return result;
-    const std::string source = request.submission()->code()->source()->str();
+    const std::string &source = request.submission.module.source;
     int driver_version = 0;
-    const mkb::wire::device_info device = devices(&driver_version).front();
+    const device_info device = devices(&driver_version).front();
     // The real host-wide GPU lock, held while "running", as the real worker holds it.
     mkb::queue_lock turn;
-    if (!request.settings()->compile_only()) {
+    if (!request.settings.compile_only) {
       progress("queued");
       try {
-        turn = mkb::worker::take_gpu_turn(*request.settings(), device.uuid);
+        turn = mkb::worker::take_gpu_turn(request.settings.gpu_lock_dir, device.uuid);
       } catch (const mkb::worker::evaluation_failure &f) {
         result.verdict = f.verdict();
         result.detail = f.what();

@@ -14,11 +14,12 @@
 #include "dsl/dsl.hpp"
 #include "spec/suite.hpp"
 #include "wire/channel.hpp"
+#include "wire/codec.hpp"
 
 namespace mkb {
 namespace {
 
-std::vector<uint8_t> evaluate_request(worker_client &worker, const std::string &directive) {
+evaluation_request evaluate_request(const std::string &directive) {
   static const suite problems = suite::load(std::nullopt);
   const problem &p = *problems.find("topk_softmax_routing_mixtral_8x7b_bf16");
   const dsl &cuda = *find_dsl("cuda");
@@ -26,16 +27,14 @@ std::vector<uint8_t> evaluate_request(worker_client &worker, const std::string &
   prepared_submission sub = cuda.prepare(source, p, plan_role::submission);
   prepared_submission base = cuda.prepare(p.baseline_source, p, plan_role::baseline);
   prepared_submission anchor = cuda.prepare(p.anchor_source, p, plan_role::anchor);
-  flatbuffers::FlatBufferBuilder b;
-  auto instance = wire::encode(b, wire::instance_of(p));
-  auto s = wire::encode(b, plan_role::submission, sub.module, sub.plan);
-  auto bl = wire::encode(b, plan_role::baseline, base.module, base.plan);
-  auto an = wire::encode(b, plan_role::anchor, anchor.module, anchor.plan);
-  auto arch = b.CreateString("sm_90a"); // the double's device; the evaluator always names one
-  wire::EvaluateSettingsBuilder settings_builder(b);
-  settings_builder.add_arch(arch);
-  auto settings = settings_builder.Finish();
-  return wire::finish_request(b, worker.next_id(), wire::CreateEvaluate(b, instance, s, bl, an, settings, 1));
+  evaluation_request request;
+  request.problem = instance_of(p);
+  request.submission = {sub.module, sub.plan};
+  request.baseline = {base.module, base.plan};
+  request.anchor = {anchor.module, anchor.plan};
+  request.settings.arch = "sm_90a"; // the double's device; the evaluator always names one
+  request.seed = 1;
+  return request;
 }
 
 TEST(WorkerClient, PingReportsTheDevices) {
@@ -49,20 +48,20 @@ TEST(WorkerClient, PingReportsTheDevices) {
 
 TEST(WorkerClient, ACrashIsReportedAndTheWorkerReplaced) {
   worker_client worker(testing::worker_double(), 0);
-  worker_reply reply = worker.request(evaluate_request(worker, "crash"), std::chrono::seconds(60));
+  worker_reply reply = worker.request(evaluate_request("crash"), std::chrono::seconds(60));
   EXPECT_EQ(reply.status, worker_reply::died);
   EXPECT_EQ(reply.last_stage, "correctness");
   EXPECT_NE(reply.how_it_ended.find("signal 6"), std::string::npos) << reply.how_it_ended;
-  reply = worker.request(evaluate_request(worker, "time_us=40"), std::chrono::seconds(60));
+  reply = worker.request(evaluate_request("time_us=40"), std::chrono::seconds(60));
   ASSERT_EQ(reply.status, worker_reply::answered);
-  EXPECT_EQ(reply.response()->body_type(), wire::ResponseBody::EvaluateResult);
+  EXPECT_TRUE(std::holds_alternative<evaluation_result>(reply.answer));
   EXPECT_EQ(worker.restarts(), 1);
 }
 
 TEST(WorkerClient, AHangIsStoppedAtItsStageDeadline) {
   worker_client worker(testing::worker_double(), 0);
   auto start = std::chrono::steady_clock::now();
-  worker_reply reply = worker.request(evaluate_request(worker, "hang"), [](const std::string &stage) {
+  worker_reply reply = worker.request(evaluate_request("hang"), [](const std::string &stage) {
     return stage == "correctness" ? std::chrono::milliseconds(300) : std::chrono::milliseconds(60000);
   });
   EXPECT_EQ(reply.status, worker_reply::timed_out);
@@ -75,8 +74,8 @@ TEST(WorkerClient, AHangIsStoppedAtItsStageDeadline) {
 TEST(WorkerClient, ANoisyWorkerPrintsIntoTheReplyNeverOntoTheCaller) {
   worker_client worker(testing::worker_double(), 0);
   testing::captured_stdio caller;
-  worker_reply noisy = worker.request(evaluate_request(worker, "print=5000"), std::chrono::seconds(60));
-  worker_reply quiet = worker.request(evaluate_request(worker, "time_us=40"), std::chrono::seconds(60));
+  worker_reply noisy = worker.request(evaluate_request("print=5000"), std::chrono::seconds(60));
+  worker_reply quiet = worker.request(evaluate_request("time_us=40"), std::chrono::seconds(60));
   EXPECT_EQ(caller.text(), "");
   ASSERT_EQ(noisy.status, worker_reply::answered);
   EXPECT_NE(noisy.output.find("mkb-noise stdout line 4999\n"), std::string::npos);
@@ -88,7 +87,7 @@ TEST(WorkerClient, ANoisyWorkerPrintsIntoTheReplyNeverOntoTheCaller) {
 
 TEST(WorkerClient, WhatADyingWorkerPrintedComesWithItsDeath) {
   worker_client worker(testing::worker_double(), 0);
-  worker_reply reply = worker.request(evaluate_request(worker, "print=3 crash"), std::chrono::seconds(60));
+  worker_reply reply = worker.request(evaluate_request("print=3 crash"), std::chrono::seconds(60));
   EXPECT_EQ(reply.status, worker_reply::died);
   EXPECT_NE(reply.output.find("mkb-noise stderr line 2"), std::string::npos) << reply.output;
 }
@@ -97,8 +96,7 @@ TEST(WorkerClient, AWorkerWhoseClientIsGoneExitsQuietly) {
   spawn_options options;
   options.capture_output = true;
   child_process child = child_process::spawn(testing::worker_double(), {"--device", "0"}, options);
-  worker_client frames(testing::worker_double(), 0); // only to build the request
-  wire::send_frame(child.socket(), evaluate_request(frames, "sleep_ms=200"));
+  wire::send_frame(child.socket(), wire::encode_request({1, evaluate_request("sleep_ms=200")}));
   ::shutdown(child.socket(), SHUT_RDWR); // the client is gone: its next message has nowhere to go
   std::optional<std::string> ended;
   for (int i = 0; i < 3000 && !ended; ++i) {

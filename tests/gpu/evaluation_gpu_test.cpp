@@ -83,7 +83,7 @@ TEST_F(EvaluationGpu, EverySolutionPassesAndBeatsTheBaselineWhereDeclared) {
       if (beats_baseline) EXPECT_GT(r.speedup, 1.0) << p.id << " in " << dsl_name;
       EXPECT_EQ(r.result.submission_time.samples >= 50, true);
       EXPECT_EQ(r.result.reverified.size(), 3u);
-      for (const wire::output_check &c : r.result.checks) EXPECT_TRUE(c.passed) << p.id << " " << c.name;
+      for (const output_check &c : r.result.checks) EXPECT_TRUE(c.passed) << p.id << " " << c.name;
     }
   }
 }

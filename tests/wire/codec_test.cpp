@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <variant>
 
 namespace mkb::wire {
 namespace {
@@ -31,13 +32,11 @@ TEST(Codec, EvaluationResultRoundTrip) {
   r.audit.empty_launch_us = 2.5;
   r.audit.baseline_launches = 8;
 
-  flatbuffers::FlatBufferBuilder b;
-  std::vector<uint8_t> frame = finish_response(b, 7, encode(b, r));
-  const Response *response = verified_root<Response>(frame);
-  ASSERT_NE(response, nullptr);
-  EXPECT_EQ(response->id(), 7u);
-  ASSERT_EQ(response->body_type(), ResponseBody::EvaluateResult);
-  evaluation_result d = decode(*response->body_as_EvaluateResult());
+  std::optional<worker_response> response = decode_response(encode_response({7, r}));
+  ASSERT_TRUE(response.has_value());
+  EXPECT_EQ(response->id, 7u);
+  ASSERT_TRUE(std::holds_alternative<evaluation_result>(response->body));
+  const evaluation_result &d = std::get<evaluation_result>(response->body);
   EXPECT_EQ(d.verdict, 4);
   EXPECT_EQ(d.detail, r.detail);
   EXPECT_TRUE(d.mismatch.present);
@@ -84,11 +83,14 @@ TEST(Codec, PlanRoundTrip) {
   step.line = 43;
   step.matmul = resolved_matmul{"c", "a", "b", dtype::bf16, dtype::fp32, 3, 5, 7, 2, true, false, true};
   plan.launches = {l, step};
-  flatbuffers::FlatBufferBuilder b;
-  b.Finish(encode(b, plan_role::submission, {"submission.cu", "code"}, plan));
-  const Plan *fb = flatbuffers::GetRoot<Plan>(b.GetBufferPointer());
-  EXPECT_EQ(decode_module(fb->code()).source, "code");
-  resolved_plan d = decode(*fb);
+  evaluation_request sent;
+  sent.submission = {{"submission.cu", "code", {}, {}}, plan};
+  std::optional<worker_request> request = decode_request(encode_request({3, sent}));
+  ASSERT_TRUE(request.has_value());
+  ASSERT_TRUE(std::holds_alternative<evaluation_request>(request->body));
+  const evaluation_request &received = std::get<evaluation_request>(request->body);
+  EXPECT_EQ(received.submission.module.source, "code");
+  const resolved_plan &d = received.submission.plan;
   ASSERT_EQ(d.launches.size(), 2u);
   EXPECT_FALSE(d.launches[0].matmul);
   ASSERT_TRUE(d.launches[1].matmul);
@@ -111,13 +113,70 @@ TEST(Codec, PlanRoundTrip) {
 }
 
 TEST(Codec, CorruptFramesDoNotVerify) {
-  flatbuffers::FlatBufferBuilder b;
-  std::vector<uint8_t> frame = finish_response(b, 1, CreateFailure(b, b.CreateString("x")));
-  ASSERT_NE(verified_root<Response>(frame), nullptr);
+  std::vector<uint8_t> frame = encode_response({1, worker_failure{"x"}});
+  ASSERT_TRUE(decode_response(frame).has_value());
   std::vector<uint8_t> truncated(frame.begin(), frame.begin() + frame.size() / 2);
-  EXPECT_EQ(verified_root<Response>(truncated), nullptr);
+  EXPECT_FALSE(decode_response(truncated).has_value());
   std::vector<uint8_t> garbage(64, 0xff);
-  EXPECT_EQ(verified_root<Response>(garbage), nullptr);
+  EXPECT_FALSE(decode_response(garbage).has_value());
+}
+
+TEST(Codec, SettingsAndTheOtherRequestsRoundTrip) {
+  evaluation_request e;
+  e.problem.id = "p";
+  e.problem.inputs.push_back({});
+  e.problem.inputs[0].name = "x";
+  e.problem.generators = "__global__ void g() {}";
+  e.settings.timed_draws = 77;
+  e.settings.time_baseline = false;
+  e.settings.audit = true;
+  e.settings.gpu_lock_dir = "/locks";
+  e.settings.contention_retries = 0;
+  e.seed = 99;
+  std::optional<worker_request> r = decode_request(encode_request({5, e}));
+  ASSERT_TRUE(r && std::holds_alternative<evaluation_request>(r->body));
+  const evaluation_request &got = std::get<evaluation_request>(r->body);
+  EXPECT_EQ(got.problem.id, "p");
+  ASSERT_EQ(got.problem.inputs.size(), 1u);
+  EXPECT_EQ(got.problem.inputs[0].name, "x");
+  EXPECT_EQ(got.problem.generators, e.problem.generators);
+  EXPECT_EQ(got.settings.timed_draws, 77);
+  EXPECT_FALSE(got.settings.time_baseline);
+  EXPECT_TRUE(got.settings.audit);
+  EXPECT_EQ(got.settings.gpu_lock_dir, "/locks");
+  EXPECT_EQ(got.settings.contention_retries, 0);
+  EXPECT_EQ(got.settings.warmup_draws, run_settings{}.warmup_draws);
+  EXPECT_EQ(got.seed, 99u);
+
+  r = decode_request(encode_request({6, compile_request{{"k.cu", "src", {"/inc"}, {}}, "sm_90a", "/cache"}}));
+  ASSERT_TRUE(r && std::holds_alternative<compile_request>(r->body));
+  EXPECT_EQ(std::get<compile_request>(r->body).code.include_dirs, std::vector<std::string>{"/inc"});
+  EXPECT_EQ(std::get<compile_request>(r->body).arch, "sm_90a");
+  r = decode_request(encode_request({7, ping_request{}}));
+  ASSERT_TRUE(r && std::holds_alternative<ping_request>(r->body));
+  EXPECT_EQ(r->id, 7u);
+  r = decode_request(encode_request({8, unknown_request{}}));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(std::holds_alternative<unknown_request>(r->body));
+
+  worker_status status;
+  status.driver_loaded = true;
+  status.pid = 42;
+  status.devices.push_back({});
+  status.devices[0].name = "NVIDIA H200";
+  std::optional<worker_response> a = decode_response(encode_response({9, status}));
+  ASSERT_TRUE(a && std::holds_alternative<worker_status>(a->body));
+  EXPECT_EQ(std::get<worker_status>(a->body).pid, 42);
+  EXPECT_EQ(std::get<worker_status>(a->body).devices.at(0).name, "NVIDIA H200");
+  a = decode_response(encode_response({10, stage_report{"timing"}}));
+  ASSERT_TRUE(a && std::holds_alternative<stage_report>(a->body));
+  EXPECT_EQ(std::get<stage_report>(a->body).stage, "timing");
+  a = decode_response(encode_response({11, draw_answer{{"/a", "/b"}}}));
+  ASSERT_TRUE(a && std::holds_alternative<draw_answer>(a->body));
+  EXPECT_EQ(std::get<draw_answer>(a->body).files.size(), 2u);
+  a = decode_response(encode_response({12, compile_answer{true, true, "log", 10, 20, 1.5, "abc"}}));
+  ASSERT_TRUE(a && std::holds_alternative<compile_answer>(a->body));
+  EXPECT_EQ(std::get<compile_answer>(a->body).key, "abc");
 }
 
 } // namespace
