@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/build_info.hpp"
 #include "cuda/nvrtc_compiler.hpp"
 #include "plan/launch_plan.hpp"
 #include "model/evaluation_request.hpp"
@@ -38,7 +39,8 @@ public:
 
 // Where frontends find their tools; from the session's configuration (mkb_open_options).
 struct frontend_environment {
-  std::string python = "python3";     // the interpreter of the Python DSLs (they run as child processes)
+  std::string python = default_python(); // the interpreter of the Python DSLs (child processes): the
+                                         // recorded one, as a session gets it
   std::string cutlass_include;        // CUTLASS's include folder for `cute`; empty: $MKB_CUTLASS_INCLUDE,
                                       // then the nvidia-cutlass package of `python`
   std::chrono::seconds time_limit{120}; // for one frontend run, as for one compilation
