@@ -21,8 +21,10 @@ install(TARGETS mkb mkb_static EXPORT mkb_targets
 install(TARGETS mkb_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS mkb_worker RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR})
 # The whole suite as data: `mkb suite validate` reads the stored solutions here (and the PyTorch
-# cross-check its reference.py files), since libmkb embeds only what grading needs.
-install(DIRECTORY problems/ DESTINATION ${CMAKE_INSTALL_DATADIR}/mkb/problems)
+# cross-check its torch_crosscheck.py files), since libmkb embeds only what grading needs. Folders set
+# aside (a family or id starting with '_', problems/_template) are no part of the suite.
+install(DIRECTORY problems/ DESTINATION ${CMAKE_INSTALL_DATADIR}/mkb/problems
+  REGEX "/problems/([^/]+/)?_[^/]*$" EXCLUDE)
 
 set(mkb_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/mkb)
 install(EXPORT mkb_targets NAMESPACE mkb:: FILE mkbTargets.cmake DESTINATION ${mkb_cmake_dir})

@@ -1,12 +1,29 @@
+# mkb_suite_specs(<out_var> <problems_dir>)
+#
+# The spec.json of every problem of the suite in <problems_dir>/<family>/<id>/, leaving out the folders
+# set aside: a family or id whose name starts with '_', such as problems/_template (the loader's rule,
+# src/spec/file_source.hpp).
+function(mkb_suite_specs out_var problems_dir)
+  file(GLOB specs CONFIGURE_DEPENDS ${problems_dir}/*/*/spec.json)
+  set(kept)
+  foreach(spec IN LISTS specs)
+    file(RELATIVE_PATH relative ${problems_dir} ${spec})
+    if(NOT relative MATCHES "(^|/)_")
+      list(APPEND kept ${spec})
+    endif()
+  endforeach()
+  set(${out_var} ${kept} PARENT_SCOPE)
+endfunction()
+
 # mkb_suite_grading_files(<out_var> <problems_dir>)
 #
 # The files of the suite that a session needs to grade, and that libmkb therefore embeds: each
 # problem's spec.json and the files it names as reference, baseline, anchor and generators (defaults in
-# docs/PROBLEMS.md). The stored solutions and reference.py (the PyTorch cross-check) stay out, since an
-# agent can read whatever the library it links holds; they are installed as data (cmake/install.cmake)
-# and read from disk by the tools that need them (src/spec/suite_data.hpp).
+# docs/PROBLEMS.md). The stored solutions and torch_crosscheck.py (the PyTorch cross-check) stay out,
+# since an agent can read whatever the library it links holds; they are installed as data
+# (cmake/install.cmake) and read from disk by the tools that need them (src/spec/suite_data.hpp).
 function(mkb_suite_grading_files out_var problems_dir)
-  file(GLOB specs CONFIGURE_DEPENDS ${problems_dir}/*/*/spec.json)
+  mkb_suite_specs(specs ${problems_dir})
   set(files)
   foreach(spec IN LISTS specs)
     # Which files a problem uses is read here: editing its spec re-runs the configuration.
@@ -37,7 +54,7 @@ function(mkb_suite_grading_files out_var problems_dir)
         set(name ${default})
       endif()
       set(path ${folder}/${name})
-      if(path IN_LIST solutions OR name STREQUAL "reference.py")
+      if(path IN_LIST solutions OR name STREQUAL "torch_crosscheck.py")
         message(FATAL_ERROR "${spec}: '${field}' names ${name}, which libmkb must not embed (a stored solution "
                             "or the PyTorch cross-check)")
       endif()

@@ -28,7 +28,7 @@ func decode(t *testing.T, text string) map[string]any {
 
 // finishedRecords are the TrialFinished bodies of a ledger, as `mkb ledger dump` prints them.
 func finishedRecords(t *testing.T, ledger string) []map[string]any {
-	out, err := exec.Command(filepath.Join(root(), "build/bin/mkb"), "ledger", "dump", ledger).Output()
+	out, err := exec.Command(fromBuild(t, "MKB_TEST_CLI"), "ledger", "dump", ledger).Output()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,13 +14,20 @@ import (
 
 func root() string { p, _ := filepath.Abs("../.."); return p }
 
-func options(t *testing.T) Options {
-	worker := os.Getenv("MKB_TEST_WORKER_DOUBLE")
-	if worker == "" {
-		worker = filepath.Join(root(), "build/bin/mkb-worker-double")
+// fromBuild is a path into the build under test, which CTest passes (tests/CMakeLists.txt): there is
+// no build folder to fall back on, since a build may be anywhere.
+func fromBuild(t *testing.T, name string) string {
+	value := os.Getenv(name)
+	if value == "" {
+		t.Fatalf("%s is not set: run these tests through CTest (ctest -R bindings.go), which passes the build's paths", name)
 	}
-	if os.Getenv("MKB_TEST_REAL_GPU") == "1" {
-		worker = ""
+	return value
+}
+
+func options(t *testing.T) Options {
+	worker := ""
+	if os.Getenv("MKB_TEST_REAL_GPU") != "1" {
+		worker = fromBuild(t, "MKB_TEST_WORKER_DOUBLE")
 	}
 	dir := t.TempDir()
 	return Options{WorkerPath: worker, DSLA: "cuda", DSLB: "cuda", Problems: "topk_*", Model: "go",

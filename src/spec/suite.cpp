@@ -40,7 +40,8 @@ suite suite::load(const std::optional<std::filesystem::path> &root) {
     if (s.find(p.id)) fail(MKB_ERR_SPEC, "{}: problem id '{}' appears twice", files->describe(folder), p.id);
     s.problems_.push_back(std::move(p));
   }
-  if (s.problems_.empty()) fail(MKB_ERR_NOT_FOUND, "suite '{}' holds no problem (no */*/spec.json)", s.origin_);
+  if (s.problems_.empty())
+    fail(MKB_ERR_NOT_FOUND, "suite '{}' holds no problem (no */*/spec.json outside folders named _*)", s.origin_);
   return s;
 }
 

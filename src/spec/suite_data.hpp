@@ -1,8 +1,8 @@
-// The files of the suite that libmkb.so leaves out: each problem's stored solutions (and reference.py,
-// the PyTorch cross-check that tests/gpu/cross_check_torch.py reads). An agent links the library and
-// can read whatever it holds, so these stay on disk, where only tools look: `mkb suite validate`, the
-// tests and the benchmark link this file; the library does not (src/CMakeLists.txt), and a session
-// never needs a solution to grade.
+// The files of the suite that libmkb.so leaves out: each problem's stored solutions (and
+// torch_crosscheck.py, the PyTorch cross-check that tests/gpu/cross_check_torch.py reads). An agent
+// links the library and can read whatever it holds, so these stay on disk, where only tools look:
+// `mkb suite validate`, the tests and the benchmark link this file; the library does not
+// (src/CMakeLists.txt), and a session never needs a solution to grade.
 #pragma once
 
 #include <filesystem>

@@ -2,10 +2,11 @@
 """The library holds no stored solution and no PyTorch cross-check (issue 15): an agent links it and
 could read either from its own memory or from the file.
 
-For every file under problems/*/*/solutions/ and every reference.py, takes a distinctive line: the
-longest one of at least 40 characters (without its indentation) that is in no file the library may
+For every file under problems/*/*/solutions/ and every torch_crosscheck.py, takes a distinctive line:
+the longest one of at least 40 characters (without its indentation) that is in no file the library may
 hold (the suite's other files, everything under src/). Fails when a library's bytes contain it, or when
-a file has no such line to look for.
+a file has no such line to look for. Folders set aside (a name starting with '_', problems/_template)
+are no part of the suite and are left out on both sides.
 
     usage: solutions_absent.py SOURCE_DIR LIBRARY...
 """
@@ -15,13 +16,18 @@ from pathlib import Path
 MIN_CHARS = 40
 
 
+def suite_files(problems: Path) -> list[Path]:
+    return [p for p in problems.rglob("*")
+            if p.is_file() and not any(part.startswith("_") for part in p.relative_to(problems).parts[:2])]
+
+
 def guarded_files(problems: Path) -> list[Path]:
-    return sorted(p for p in problems.rglob("*") if p.is_file() and ("solutions" in p.parts or p.name == "reference.py"))
+    return sorted(p for p in suite_files(problems) if "solutions" in p.parts or p.name == "torch_crosscheck.py")
 
 
 def allowed_text(source: Path, guarded: set[Path]) -> str:
     """Everything the library may embed or spell in its code, as one text to search."""
-    files = [p for p in (source / "problems").rglob("*") if p.is_file() and p not in guarded]
+    files = [p for p in suite_files(source / "problems") if p not in guarded]
     files += [p for p in (source / "src").rglob("*") if p.is_file()]
     return "\n".join(p.read_text(errors="replace") for p in files)
 
@@ -40,7 +46,7 @@ def main() -> int:
     libraries = {Path(name): Path(name).read_bytes() for name in sys.argv[2:]}
     guarded = guarded_files(source / "problems")
     if not guarded:
-        print(f"no solutions or reference.py under {source / 'problems'}: nothing to check", file=sys.stderr)
+        print(f"no solutions or torch_crosscheck.py under {source / 'problems'}: nothing to check", file=sys.stderr)
         return 1
     allowed = allowed_text(source, set(guarded))
     failures = []

@@ -1,6 +1,6 @@
 """Independent cross-check of every problem's float64 anchor against its PyTorch reference.
 
-For each problem with a reference.py, `mkb draw` writes one draw's inputs and the anchor's outputs;
+For each problem with a torch_crosscheck.py, `mkb draw` writes one draw's inputs and the anchor's outputs;
 this script loads the inputs into float64 (integers into int64) CUDA tensors, calls the problem's
 `reference(inputs, symbols, constants)`, and compares every output with the anchor's. Any
 disagreement is a bug in one of the two.
@@ -22,6 +22,8 @@ import torch
 # The anchor and the reference compute the same float64 semantics in different orders: they must
 # agree to this fraction of the output's largest magnitude.
 TOLERANCE = 1e-9
+# The file beside spec.json that holds the PyTorch semantics (not reference.md, the agent's reading).
+CROSSCHECK = "torch_crosscheck.py"
 
 
 def load_tensor(folder, entry):
@@ -48,7 +50,7 @@ def check_problem(mkb, suite, work, spec_path, seed):
     inputs, anchors = {}, {}
     for entry in index["tensors"]:
         (inputs if entry["role"] == "input" else anchors)[entry["name"]] = load_tensor(folder, entry)
-    module_spec = importlib.util.spec_from_file_location(f"reference_{spec['id']}", spec_path.parent / "reference.py")
+    module_spec = importlib.util.spec_from_file_location(f"crosscheck_{spec['id']}", spec_path.parent / CROSSCHECK)
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
     symbols = {s["name"]: int(s["value"]) for s in spec.get("symbols", [])}
@@ -59,7 +61,7 @@ def check_problem(mkb, suite, work, spec_path, seed):
     for output in spec["outputs"]:
         name = output["name"]
         if name not in expected:
-            print(f"  {name}: MISSING from reference.py's result")
+            print(f"  {name}: MISSING from {CROSSCHECK}'s result")
             agree = False
             continue
         got, anchor = expected[name].to(anchors[name].device), anchors[name]
@@ -93,7 +95,10 @@ def main():
     args = parser.parse_args()
     results = {}
     for spec_path in sorted(args.suite.glob("*/*/spec.json")):
-        if not (spec_path.parent / "reference.py").exists():
+        # Folders set aside (a name starting with '_', problems/_template) are no part of the suite.
+        if any(part.startswith("_") for part in spec_path.relative_to(args.suite).parts[:2]):
+            continue
+        if not (spec_path.parent / CROSSCHECK).exists():
             continue
         problem = spec_path.parent.name
         if args.problem and problem != args.problem:
@@ -101,7 +106,7 @@ def main():
         print(f"{problem}:", flush=True)
         try:
             results[problem] = check_problem(args.mkb, args.suite, args.work, spec_path, args.seed)
-        except Exception as e:  # a broken reference.py or draw is a failure of that problem only
+        except Exception as e:  # a broken torch_crosscheck.py or draw is a failure of that problem only
             print(f"  ERROR: {type(e).__name__}: {e}")
             results[problem] = False
         torch.cuda.empty_cache()

@@ -15,11 +15,16 @@ run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 # The suite's files are data beside the programs (libmkb embeds no stored solution nor cross-check).
 set(routing share/mkb/problems/moe/topk_softmax_routing_mixtral_8x7b_bf16)
 foreach(path include/mkb.h bin/mkb libexec/mkb-worker lib/cmake/mkb/mkbConfig.cmake lib/pkgconfig/mkb.pc
-        ${routing}/spec.json ${routing}/solutions/cuda.cu ${routing}/reference.py)
+        ${routing}/spec.json ${routing}/solutions/cuda.cu ${routing}/torch_crosscheck.py)
   if(NOT EXISTS ${prefix}/${path})
     message(FATAL_ERROR "the install lacks ${path}")
   endif()
 endforeach()
+# Folders set aside (problems/_template) are no part of the suite, so not of its data either.
+file(GLOB set_aside LIST_DIRECTORIES true ${prefix}/share/mkb/problems/_* ${prefix}/share/mkb/problems/*/_*)
+if(set_aside)
+  message(FATAL_ERROR "the install holds folders set aside: ${set_aside}")
+endif()
 set(solution ${prefix}/${routing}/solutions/cuda.cu)
 
 # find_package(mkb), with the project's own generator: a machine may have Ninja and no make.

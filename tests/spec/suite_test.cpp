@@ -4,6 +4,7 @@
 
 #include "core/embedded_files.hpp"
 #include "core/error.hpp"
+#include "spec/file_source.hpp"
 #include "support/temp_dir.hpp"
 
 namespace mkb {
@@ -78,8 +79,29 @@ TEST_F(SuiteSelection, WhatMatchesNothingIsNamed) {
   EXPECT_NE(text.find("routing_a"), std::string::npos) << text;
 }
 
+// problems/_template lies beside the suite: loading problems/ leaves it out, naming it loads it.
+TEST(SuiteLoad, FoldersSetAsideAreNoPartOfTheSuite) {
+  temp_dir dir;
+  write_problem(dir, "norm", "rmsnorm", tiny_spec("rmsnorm", "norm"));
+  write_problem(dir, "norm", "_draft", tiny_spec("_draft", "norm"));
+  write_problem(dir, "_template/example", "tiny", tiny_spec("tiny", "example"));
+  suite s = suite::load(dir.path());
+  ASSERT_EQ(s.problems().size(), 1u);
+  EXPECT_EQ(s.problems()[0].id, "rmsnorm");
+  EXPECT_EQ(suite::load(dir.path() / "_template").problems().at(0).folder, "example/tiny");
+
+  temp_dir drafts_only;
+  write_problem(drafts_only, "norm", "_draft", tiny_spec("_draft", "norm"));
+  try {
+    suite::load(drafts_only.path());
+    ADD_FAILURE() << "a suite of drafts alone loaded";
+  } catch (const error &e) {
+    EXPECT_EQ(e.status(), MKB_ERR_NOT_FOUND) << e.what();
+  }
+}
+
 // libmkb embeds what grading needs and nothing an agent could copy: no stored solution, no PyTorch
-// cross-check (tests/api/solutions_absent.cmake checks the library file's bytes).
+// cross-check (tests/api/solutions_absent.py checks the library file's bytes).
 TEST(BuiltInSuite, EmbedsTheGradingFilesAndNoSolutionNorCrossCheck) {
   suite s = suite::load(std::nullopt);
   std::span<const embedded_file> files = embedded::builtin_suite();
@@ -94,7 +116,8 @@ TEST(BuiltInSuite, EmbedsTheGradingFilesAndNoSolutionNorCrossCheck) {
   EXPECT_GE(declared, s.problems().size()) << "every problem declares a solution";
   for (const embedded_file &file : files) {
     EXPECT_EQ(file.path.find("/solutions/"), std::string_view::npos) << file.path;
-    EXPECT_FALSE(file.path.ends_with("/reference.py")) << file.path;
+    EXPECT_FALSE(file.path.ends_with("/torch_crosscheck.py")) << file.path;
+    EXPECT_FALSE(is_set_aside(file.path)) << file.path << ": set aside, no part of the suite";
   }
 }
 

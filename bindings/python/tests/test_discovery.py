@@ -14,7 +14,8 @@ ROUTING = "topk_softmax_routing_mixtral_8x7b_bf16"
 
 def test_the_built_in_suite_lists_every_problem_with_its_tensors():
     problems = mkb.list_problems()
-    specs = sorted(ROOT.glob("problems/*/*/spec.json"))
+    # Folders whose family or id starts with '_' (problems/_template) are set aside from the suite.
+    specs = [s for s in sorted(ROOT.glob("problems/*/*/spec.json")) if not any(p.startswith("_") for p in s.parts[-3:-1])]
     assert sorted(p.id for p in problems) == sorted(spec.parent.name for spec in specs)
     routing = next(p for p in problems if p.id == ROUTING)
     spec = json.loads((ROOT / "problems" / "moe" / ROUTING / "spec.json").read_text())
@@ -24,6 +25,11 @@ def test_the_built_in_suite_lists_every_problem_with_its_tensors():
     for tensor in routing.inputs + routing.outputs:
         assert isinstance(tensor, mkb.Tensor) and tensor.dtype
         assert tensor.shape and all(isinstance(d, int) and d > 0 for d in tensor.shape)
+
+
+def test_the_template_loads_as_a_suite_of_its_own():
+    template = mkb.list_problems(ROOT / "problems" / "_template")
+    assert [(p.family, p.id) for p in template] == [("example", "swiglu_example_bf16")]
 
 
 def test_a_suite_folder_may_be_a_path(tmp_path):

@@ -22,9 +22,8 @@ def options(worker, tmp_path, **more):
                 ledger_path=str(tmp_path / "run.ledger"), cache_dir=str(tmp_path / "cache"), **more)
 
 
-def finished_records(ledger: Path) -> list[dict]:
-    dump = subprocess.run([str(ROOT / "build/bin/mkb"), "ledger", "dump", str(ledger)], capture_output=True,
-                          text=True, check=True)
+def finished_records(mkb_cli: str, ledger: Path) -> list[dict]:
+    dump = subprocess.run([mkb_cli, "ledger", "dump", str(ledger)], capture_output=True, text=True, check=True)
     records = [json.loads(line) for line in dump.stdout.splitlines()]
     return [r["body"] for r in records if r["body_type"] == "TrialFinished"]
 
@@ -40,7 +39,7 @@ def play_all(session: mkb.Session, time_us: float = 10) -> int:
     return played
 
 
-def test_usage_counts_cached_tokens(worker, tmp_path):
+def test_usage_counts_cached_tokens(worker, mkb_cli, tmp_path):
     with mkb.Session(**options(worker, tmp_path, trials=f"{ROUTING}/cuda/solo_a/r0")) as session:
         with session.next_tasks(1)[0] as task:
             task.add_usage(1000, 100, 0.25, cached_input_tokens=600)
@@ -49,12 +48,12 @@ def test_usage_counts_cached_tokens(worker, tmp_path):
             with pytest.raises(mkb.InvalidArgumentError, match=r"cached_input_tokens \(61\).*input_tokens \(60\)"):
                 task.add_usage(60, 0, cached_input_tokens=61)
             task.finalize()
-    [record] = finished_records(tmp_path / "run.ledger")
+    [record] = finished_records(mkb_cli, tmp_path / "run.ledger")
     assert (record["input_tokens"], record["cached_input_tokens"], record["output_tokens"]) == (1700, 1100, 160)
     assert record["cost_usd"] == 0.5
 
 
-def test_the_final_kernel_is_the_one_named(worker, tmp_path):
+def test_the_final_kernel_is_the_one_named(worker, mkb_cli, tmp_path):
     with mkb.Session(**options(worker, tmp_path, budget_source_bytes=len(kernel(10)) + 10)) as session:
         tasks = session.next_tasks(2)
         named, written = tasks
@@ -78,7 +77,7 @@ def test_the_final_kernel_is_the_one_named(worker, tmp_path):
         assert written.finalize().time_us == 7
         for task in tasks:
             task.close()
-    kinds = {r["final_kernel"] for r in finished_records(tmp_path / "run.ledger")}
+    kinds = {r["final_kernel"] for r in finished_records(mkb_cli, tmp_path / "run.ledger")}
     assert {"submission 1", "named source"} <= kinds
 
 

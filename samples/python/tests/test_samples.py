@@ -1,5 +1,6 @@
 """The sample agents against the real libmkb with the worker TEST DOUBLE standing in for the GPU, and
-the LLM agent against a stub chat server on loopback that returns scripted replies."""
+the LLM agent against a stub chat server on loopback that returns scripted replies. CTest passes the
+build's paths (tests/CMakeLists.txt); there is no build folder to fall back on."""
 import json
 import os
 import subprocess
@@ -13,8 +14,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "samples" / "python"))
 sys.path.insert(0, str(ROOT / "bindings" / "python"))
-os.environ.setdefault("MKB_LIB_PATH", str(ROOT / "build" / "lib"))
-WORKER = os.environ.get("MKB_TEST_WORKER_DOUBLE", str(ROOT / "build" / "bin" / "mkb-worker-double"))
+
+
+def from_build(name: str) -> str:
+    """A path into the build under test, from the environment CTest sets."""
+    value = os.environ.get(name)
+    if not value:
+        raise pytest.UsageError(f"{name} is not set: run these tests through CTest (ctest -R bindings.python), "
+                                "which passes the build's paths")
+    return value
+
+
+from_build("MKB_LIB_PATH")  # `import mkb` below, and the replay agent, load the library it names
+WORKER = from_build("MKB_TEST_WORKER_DOUBLE")
+MKB_CLI = from_build("MKB_TEST_CLI")
 ROUTING = "topk_softmax_routing_mixtral_8x7b_bf16"
 
 import llm_agent  # noqa: E402
@@ -127,7 +140,7 @@ def test_llm_agent_against_a_stub_server(stub_server, tmp_path):
             assert llm_agent.attempt(chat, skill_arm, rounds=5, log=lines.append).time_us == 9
         for t in next_tasks:
             t.close()
-    dump = subprocess.run([str(ROOT / "build/bin/mkb"), "ledger", "dump", str(tmp_path / "llm.ledger")],
+    dump = subprocess.run([MKB_CLI, "ledger", "dump", str(tmp_path / "llm.ledger")],
                           capture_output=True, text=True, check=True)
     records = [json.loads(line) for line in dump.stdout.splitlines()]
     finished = {r["body"]["trial"]["arm"]: r["body"] for r in records if r["body_type"] == "TrialFinished"}

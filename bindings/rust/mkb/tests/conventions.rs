@@ -11,11 +11,19 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
 }
 
+// A path into the build under test, which CTest passes (tests/CMakeLists.txt): there is no build
+// folder to fall back on, since a build may be anywhere.
+fn from_build(name: &str) -> PathBuf {
+    std::env::var_os(name).map(PathBuf::from).unwrap_or_else(|| {
+        panic!("{} is not set: run these tests through CTest (ctest -R bindings.rust), which passes the build's paths", name)
+    })
+}
+
 fn worker() -> Option<PathBuf> {
     if std::env::var("MKB_TEST_REAL_GPU").as_deref() == Ok("1") {
         return None;
     }
-    Some(std::env::var_os("MKB_TEST_WORKER_DOUBLE").map_or_else(|| root().join("build/bin/mkb-worker-double"), PathBuf::from))
+    Some(from_build("MKB_TEST_WORKER_DOUBLE"))
 }
 
 #[test]

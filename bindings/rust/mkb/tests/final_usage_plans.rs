@@ -18,10 +18,18 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+// A path into the build under test, which CTest passes (tests/CMakeLists.txt): there is no build
+// folder to fall back on, since a build may be anywhere.
+fn from_build(name: &str) -> PathBuf {
+    std::env::var_os(name).map(PathBuf::from).unwrap_or_else(|| {
+        panic!("{} is not set: run these tests through CTest (ctest -R bindings.rust), which passes the build's paths", name)
+    })
+}
+
 fn options(dir: &Path) -> mkb::SessionOptions {
-    let worker = std::env::var_os("MKB_TEST_WORKER_DOUBLE").map_or_else(|| root().join("build/bin/mkb-worker-double"), PathBuf::from);
+    let real_gpu = std::env::var("MKB_TEST_REAL_GPU").as_deref() == Ok("1");
     mkb::SessionOptions {
-        worker_path: if std::env::var("MKB_TEST_REAL_GPU").as_deref() == Ok("1") { None } else { Some(worker) },
+        worker_path: if real_gpu { None } else { Some(from_build("MKB_TEST_WORKER_DOUBLE")) },
         dsl_a: Some("cuda".into()),
         dsl_b: Some("cuda".into()),
         problems: Some(ROUTING.into()),
@@ -39,7 +47,7 @@ fn kernel(time_us: u32) -> String {
 
 // The TrialFinished records of a ledger, one JSON text each, as `mkb ledger dump` prints them.
 fn finished_records(dir: &Path) -> Vec<String> {
-    let out = Command::new(root().join("build/bin/mkb")).args(["ledger", "dump"]).arg(dir.join("run.ledger")).output().unwrap();
+    let out = Command::new(from_build("MKB_TEST_CLI")).args(["ledger", "dump"]).arg(dir.join("run.ledger")).output().unwrap();
     assert!(out.status.success());
     String::from_utf8(out.stdout).unwrap().lines().filter(|l| l.contains("\"TrialFinished\"")).map(String::from).collect()
 }

@@ -1,5 +1,5 @@
 // The safe bindings over the real libmkb, with the worker TEST DOUBLE standing in for the GPU
-// (MKB_TEST_WORKER_DOUBLE, set by the CMake test that runs `cargo test`).
+// (MKB_TEST_WORKER_DOUBLE, set by the CMake test that runs `cargo test`, tests/CMakeLists.txt).
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -7,10 +7,18 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
 }
 
+// A path into the build under test, which CTest passes (tests/CMakeLists.txt): there is no build
+// folder to fall back on, since a build may be anywhere.
+fn from_build(name: &str) -> PathBuf {
+    std::env::var_os(name).map(PathBuf::from).unwrap_or_else(|| {
+        panic!("{} is not set: run these tests through CTest (ctest -R bindings.rust), which passes the build's paths", name)
+    })
+}
+
 fn options(dir: &Path) -> mkb::SessionOptions {
-    let worker = std::env::var_os("MKB_TEST_WORKER_DOUBLE").map_or_else(|| root().join("build/bin/mkb-worker-double"), PathBuf::from);
+    let real_gpu = std::env::var("MKB_TEST_REAL_GPU").as_deref() == Ok("1");
     mkb::SessionOptions {
-        worker_path: if std::env::var("MKB_TEST_REAL_GPU").as_deref() == Ok("1") { None } else { Some(worker) },
+        worker_path: if real_gpu { None } else { Some(from_build("MKB_TEST_WORKER_DOUBLE")) },
         dsl_a: Some("cuda".into()),
         dsl_b: Some("cuda".into()),
         problems: Some("topk_*".into()),
