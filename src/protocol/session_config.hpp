@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/build_info.hpp"
 #include "cuda/nvrtc_compiler.hpp"
 #include "mkb.h"
 
@@ -34,7 +35,7 @@ struct session_config {
   bool sandbox = true; // Python DSL frontends run confined (MKB_OPEN_NO_SANDBOX clears it)
   std::string worker_path;
   std::string cache_dir;
-  std::string python = "python3";
+  std::string python = default_python(); // the recorded interpreter unless the options name one
   std::string gpu_lock_dir; // empty: the built-in folder
   // One compilation (NVRTC, a Python DSL's frontend). Not an option: agents get the contract's 120 s;
   // `mkb suite validate` gives the suite's own solutions longer, so that a loaded machine cannot fail
