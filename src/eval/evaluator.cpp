@@ -82,12 +82,7 @@ evaluation_request evaluator::build_request(const problem &p, const prepared_sub
   r.baseline = {own.baseline.module, own.baseline.plan};
   r.anchor = {own.anchor.module, own.anchor.plan};
   run_settings &s = r.settings;
-  s.correctness_draws = settings_.correctness_draws;
-  s.warmup_draws = settings_.warmup_draws;
-  s.timed_draws = settings_.timed_draws;
-  s.max_timed_draws = settings_.max_timed_draws;
-  s.reverify_draws = settings_.reverify_draws;
-  s.target_rel_spread = settings_.target_rel_spread;
+  s.draws = settings_.draws;
   s.time_baseline = true;
   s.compile_only = settings_.compile_only;
   s.launch_timeout_ms = static_cast<int>(settings_.launch_timeout.count());

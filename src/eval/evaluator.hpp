@@ -16,12 +16,7 @@
 namespace mkb {
 
 struct evaluation_settings {
-  int correctness_draws = 5;
-  int warmup_draws = 10;
-  int timed_draws = 50;
-  int max_timed_draws = 200;
-  int reverify_draws = 3;
-  double target_rel_spread = 0.005;
+  draw_counts draws;
   std::chrono::milliseconds launch_timeout{10000};    // one wait on the GPU
   std::chrono::milliseconds compile_timeout{120000};  // NVRTC on every module
   std::chrono::milliseconds stage_timeout{600000};    // any other stage, backstop for the worker

@@ -24,14 +24,19 @@ struct role_code {
   resolved_plan plan;
 };
 
-// The defaults are the contract's (docs/CONTRACT.md); the library always sends its own.
-struct run_settings {
+// How many draws of each kind an evaluation makes; the defaults are the contract's (docs/CONTRACT.md).
+struct draw_counts {
   int correctness_draws = 5;
   int warmup_draws = 10;
   int timed_draws = 50;
   int max_timed_draws = 200;
   int reverify_draws = 3;
   double target_rel_spread = 0.005; // extend timing while the median's spread exceeds this
+};
+
+// The library always sends its own.
+struct run_settings {
+  draw_counts draws;
   bool time_baseline = true;
   bool compile_only = false;
   int launch_timeout_ms = 10000;

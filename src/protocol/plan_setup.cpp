@@ -65,8 +65,8 @@ fingerprints fingerprints_for(const problem &p, const dsl &d, const session_conf
   contract.add(contract_version)
       .add(fmt::format("{} {} {} {}", config.budget_seconds, config.budget_submissions, config.budget_source_bytes,
                        config.skill_max_bytes))
-      .add(fmt::format("{} {} {} {} {}", settings.correctness_draws, settings.warmup_draws, settings.timed_draws,
-                       settings.max_timed_draws, settings.reverify_draws));
+      .add(fmt::format("{} {} {} {} {}", settings.draws.correctness_draws, settings.draws.warmup_draws, settings.draws.timed_draws,
+                       settings.draws.max_timed_draws, settings.draws.reverify_draws));
   for (const embedded_file &file : embedded::resources())
     if (file.path.starts_with("protocol/") && file.path.ends_with(".md")) contract.add(file.path).add(file.data);
   f.contract = contract.digest().hex();

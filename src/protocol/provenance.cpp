@@ -42,9 +42,9 @@ std::string provenance_json(const run_facts &run) {
   const evaluation_settings &e = run.settings;
   j.key("contract").begin_object().field("budget_seconds", run.config.budget_seconds);
   j.field("budget_submissions", run.config.budget_submissions).field("budget_source_bytes", run.config.budget_source_bytes);
-  j.field("skill_max_bytes", run.config.skill_max_bytes).field("correctness_draws", e.correctness_draws);
-  j.field("warmup_draws", e.warmup_draws).field("timed_draws", e.timed_draws).field("max_timed_draws", e.max_timed_draws);
-  j.field("reverify_draws", e.reverify_draws).end_object();
+  j.field("skill_max_bytes", run.config.skill_max_bytes).field("correctness_draws", e.draws.correctness_draws);
+  j.field("warmup_draws", e.draws.warmup_draws).field("timed_draws", e.draws.timed_draws).field("max_timed_draws", e.draws.max_timed_draws);
+  j.field("reverify_draws", e.draws.reverify_draws).end_object();
   j.key("selection").begin_object().field("suite", run.problems.origin()).field("replicates", run.config.replicates);
   for (const auto &[name, list] : {std::pair{"problems", &run.config.problem_patterns}, std::pair{"families", &run.config.families},
                                    std::pair{"trials", &run.config.trial_patterns}, std::pair{"directions", &run.config.directions}}) {

@@ -292,8 +292,9 @@ evaluation_result decode(const EvaluateResult &r) {
 }
 
 flatbuffers::Offset<EvaluateSettings> encode(flatbuffers::FlatBufferBuilder &b, const run_settings &s) {
-  return CreateEvaluateSettings(b, s.correctness_draws, s.warmup_draws, s.timed_draws, s.max_timed_draws,
-                                s.reverify_draws, s.target_rel_spread, s.time_baseline, s.compile_only,
+  const draw_counts &d = s.draws;
+  return CreateEvaluateSettings(b, d.correctness_draws, d.warmup_draws, d.timed_draws, d.max_timed_draws,
+                                d.reverify_draws, d.target_rel_spread, s.time_baseline, s.compile_only,
                                 s.launch_timeout_ms, b.CreateString(s.cache_dir), b.CreateString(s.arch), s.audit,
                                 b.CreateString(s.gpu_lock_dir), s.contention_retries);
 }
@@ -306,12 +307,12 @@ run_settings decode(const EvaluateSettings *s) {
     s = flatbuffers::GetRoot<EvaluateSettings>(b.GetBufferPointer());
   }
   run_settings out;
-  out.correctness_draws = s->correctness_draws();
-  out.warmup_draws = s->warmup_draws();
-  out.timed_draws = s->timed_draws();
-  out.max_timed_draws = s->max_timed_draws();
-  out.reverify_draws = s->reverify_draws();
-  out.target_rel_spread = s->target_rel_spread();
+  out.draws.correctness_draws = s->correctness_draws();
+  out.draws.warmup_draws = s->warmup_draws();
+  out.draws.timed_draws = s->timed_draws();
+  out.draws.max_timed_draws = s->max_timed_draws();
+  out.draws.reverify_draws = s->reverify_draws();
+  out.draws.target_rel_spread = s->target_rel_spread();
   out.time_baseline = s->time_baseline();
   out.compile_only = s->compile_only();
   out.launch_timeout_ms = s->launch_timeout_ms();

@@ -161,7 +161,7 @@ private:
     stage("correctness");
     auto start = clock_type::now();
     check_gpu(g_->cu().cuCtxResetPersistingL2Cache(), "resetting persisting L2 lines");
-    for (int d = 0; d < settings_.correctness_draws; ++d) {
+    for (int d = 0; d < settings_.draws.correctness_draws; ++d) {
       uint64_t seed = derive_seed(request_.seed, static_cast<uint64_t>(d));
       result_.draw_seeds.push_back(seed);
       runner_->checked({d, -1, seed}, false);

@@ -63,24 +63,24 @@ public:
         result_.clocks.available = true;
         result_.clocks.sm_mhz_before = c->sm_mhz;
       }
-    const int planned = settings_.timed_draws;
+    const int planned = settings_.draws.timed_draws;
     // Which timed draws of the submission are verified again: secret, fixed before any runs.
     splitmix64 choose(mix64(seed_ ^ 0x7265766572696679ull));
     std::set<int> reverify;
-    while (static_cast<int>(reverify.size()) < std::min(settings_.reverify_draws, planned))
+    while (static_cast<int>(reverify.size()) < std::min(settings_.draws.reverify_draws, planned))
       reverify.insert(static_cast<int>(choose.below(static_cast<uint64_t>(planned))));
     result_.reverified.assign(reverify.begin(), reverify.end());
 
     // Alternate which runs first so that neither always follows the other's flush and clock state.
     auto order = [](int i, int k) { return (i + k) % 2; };
-    for (int i = 0; i < settings_.warmup_draws; ++i)
+    for (int i = 0; i < settings_.draws.warmup_draws; ++i)
       for (int k = 0; k < 2; ++k)
         if (int r = order(i, k); r == submission_role || settings_.time_baseline) queue_timed(r);
     runner_.device().synchronize(runner_.timeout(), "the warm-up draws");
     pending_[0].clear();
     pending_[1].clear();
 
-    stopping_criterion stop(planned, settings_.max_timed_draws, settings_.target_rel_spread);
+    stopping_criterion stop(planned, settings_.draws.max_timed_draws, settings_.draws.target_rel_spread);
     for (int i = 0; i < stop.target(); ++i) {
       for (int k = 0; k < 2; ++k) {
         int r = order(i, k);

@@ -74,7 +74,7 @@ TEST_F(PlanSetup, FingerprintsMoveWithTheContractTheProblemAndTheDsl) {
   fingerprints changed = fingerprints_for(p, *find_dsl("cuda"), tighter, settings);
   EXPECT_NE(changed.contract, base.contract);
   EXPECT_EQ(changed.problem, base.problem);
-  settings.timed_draws += 1;
+  settings.draws.timed_draws += 1;
   EXPECT_NE(fingerprints_for(p, *find_dsl("cuda"), config_, settings).contract, base.contract);
   EXPECT_NE(fingerprints_for(p, *find_dsl("cute"), config_, evaluation_settings{}).dsl, base.dsl);
   EXPECT_NE(fingerprints_for(other, *find_dsl("cuda"), config_, evaluation_settings{}).problem, base.problem);

@@ -127,7 +127,7 @@ TEST(Codec, SettingsAndTheOtherRequestsRoundTrip) {
   e.problem.inputs.push_back({});
   e.problem.inputs[0].name = "x";
   e.problem.generators = "__global__ void g() {}";
-  e.settings.timed_draws = 77;
+  e.settings.draws.timed_draws = 77;
   e.settings.time_baseline = false;
   e.settings.audit = true;
   e.settings.gpu_lock_dir = "/locks";
@@ -140,12 +140,12 @@ TEST(Codec, SettingsAndTheOtherRequestsRoundTrip) {
   ASSERT_EQ(got.problem.inputs.size(), 1u);
   EXPECT_EQ(got.problem.inputs[0].name, "x");
   EXPECT_EQ(got.problem.generators, e.problem.generators);
-  EXPECT_EQ(got.settings.timed_draws, 77);
+  EXPECT_EQ(got.settings.draws.timed_draws, 77);
   EXPECT_FALSE(got.settings.time_baseline);
   EXPECT_TRUE(got.settings.audit);
   EXPECT_EQ(got.settings.gpu_lock_dir, "/locks");
   EXPECT_EQ(got.settings.contention_retries, 0);
-  EXPECT_EQ(got.settings.warmup_draws, run_settings{}.warmup_draws);
+  EXPECT_EQ(got.settings.draws.warmup_draws, draw_counts{}.warmup_draws);
   EXPECT_EQ(got.seed, 99u);
 
   r = decode_request(encode_request({6, compile_request{{"k.cu", "src", {"/inc"}, {}}, "sm_90a", "/cache"}}));
