@@ -20,8 +20,9 @@
  *     that returns an mkb_status, mkb_open_options_init() excepted, may also return MKB_ERR_NO_MEMORY
  *     (host memory exhausted) and MKB_ERR_INTERNAL (a bug in libmkb; the text says what was caught).
  *     MKB_ERR_UNSUPPORTED is reserved: no function returns it yet. A NULL handle is
- *     MKB_ERR_INVALID_ARGUMENT, with no text to read. tests/api/error_lists_test.cpp provokes every
- *     listed error of every function, and fails on an error returned but not listed.
+ *     MKB_ERR_INVALID_ARGUMENT, and leaves no text (there is no handle to keep it).
+ *     tests/api/error_lists_test.cpp provokes every listed error of every function, and fails on an
+ *     error returned but not listed.
  *   - Error text is kept per handle and per thread: a failed call on a session or a task leaves its
  *     text on that handle for the calling thread, and mkb_session_errmsg() or mkb_task_errmsg() called
  *     from that thread reads it. Threads sharing a session each read the text of their own last call,
