@@ -246,7 +246,7 @@ MKB_API mkb_status mkb_open_options_init(mkb_open_options *options, size_t struc
  * can only report the error through mkb_session_errmsg() and be closed, unless session_out is NULL
  * (MKB_ERR_INVALID_ARGUMENT) or not even that session could be allocated (MKB_ERR_NO_MEMORY, and
  * *session_out is NULL). Calling mkb_close(*session_out) is right in every case. Every other call on
- * a session that failed to open returns MKB_ERR_STATE.
+ * a session that failed to open returns MKB_ERR_STATE once its arguments pass their checks.
  * Opening a ledger resumes it: finished attempts are kept, interrupted ones are planned again, stale
  * ones (recorded under other fingerprints) are kept unless MKB_OPEN_RERUN_STALE, and a torn last
  * record (a crash while appending) is cut off. mkb_plan() says beforehand which is which. A ledger
@@ -288,9 +288,11 @@ MKB_API const char *mkb_session_errmsg(const mkb_session *session) MKB_NOEXCEPT;
 /* ---------------------------------------------------------------------------------------------- */
 
 /* A task's wall clock. mkb_submit_attempt(), mkb_task_set_final() and mkb_task_set_final_submission()
- * called after the task's deadline end the attempt first, as mkb_finalize() does, and return
- * MKB_ERR_BUDGET. When that final evaluation cannot run or its record cannot be written they return
- * what mkb_finalize() would (MKB_ERR_SPEC, MKB_ERR_WORKER, MKB_ERR_IO) and the task stays open. */
+ * called after the task's deadline, before the session's deadline watcher (which looks every 200 ms)
+ * ended the attempt, end it first, as mkb_finalize() does, and return MKB_ERR_BUDGET; once it has
+ * ended they return MKB_ERR_STATE. When that final evaluation cannot run or its record cannot be
+ * written they return what mkb_finalize() would (MKB_ERR_SPEC, MKB_ERR_WORKER, MKB_ERR_IO) and the
+ * task stays open. */
 
 /* Hands out up to `capacity` ready tasks. Solo tasks are ready at once; a skill task becomes ready
  * when its source solo ends, unless that solo left an empty skill: then it is recorded as skipped
