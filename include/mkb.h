@@ -15,9 +15,23 @@
  * Conventions
  *   - Every function that can fail returns an mkb_status. Values are pinned forever: MKB_OK is 0,
  *     informational outcomes are positive, errors are negative.
- *   - Error text is kept on the handle the call was made on and read with mkb_session_errmsg() or
- *     mkb_task_errmsg(). It is never thread-local. It stays valid until the next call on that handle.
- *     Every call on a handle that returns a status clears that handle's error text first.
+ *   - Each such function names every error it returns on its "Errors:" line, a comma-separated list
+ *     ending with a period, and says below it when each happens. Not repeated there: every function
+ *     that returns an mkb_status, mkb_open_options_init() excepted, may also return MKB_ERR_NO_MEMORY
+ *     (host memory exhausted) and MKB_ERR_INTERNAL (a bug in libmkb; the text says what was caught).
+ *     MKB_ERR_UNSUPPORTED is reserved: no function returns it yet. A NULL handle is
+ *     MKB_ERR_INVALID_ARGUMENT, and leaves no text (there is no handle to keep it).
+ *     tests/api/error_lists_test.cpp provokes every listed error of every function, and fails on an
+ *     error returned but not listed.
+ *   - Error text is kept per handle and per thread: a failed call on a session or a task leaves its
+ *     text on that handle for the calling thread, and mkb_session_errmsg() or mkb_task_errmsg() called
+ *     from that thread reads it. Threads sharing a session each read the text of their own last call,
+ *     never another thread's. The text stays valid until the same thread's next call on that handle
+ *     or the handle's release; every call on a handle that returns a status first clears the calling
+ *     thread's text on it. A thread's texts are dropped when it exits, and a thread that starts later
+ *     never sees them. So make the call and read its text on one OS thread: a runtime that moves work
+ *     between threads must pin it for the two calls (the Go binding does). Calls that take no handle
+ *     (mkb_plan(), mkb_score_ledgers(), discovery) hand their text out through error_out instead.
  *   - A returned `const char *` is borrowed: it belongs to the handle named in its documentation and
  *     stays valid as long as that documentation says. A returned `char *` is owned by the caller and
  *     released with mkb_free(). Handles are released with their own function; each accepts NULL.
@@ -221,25 +235,40 @@ typedef struct mkb_open_options {
 
 /* Fills *options with the defaults (every field zero or NULL) and sets struct_size.
  * struct_size must be the caller's sizeof(mkb_open_options).
- * Errors: MKB_ERR_INVALID_ARGUMENT if options is NULL; MKB_ERR_VERSION if struct_size is smaller
- * than the first version of the struct. */
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_VERSION.
+ *   MKB_ERR_INVALID_ARGUMENT  options is NULL.
+ *   MKB_ERR_VERSION           struct_size is smaller than the first version of the struct.
+ * This function returns nothing else: not MKB_ERR_NO_MEMORY or MKB_ERR_INTERNAL either. */
 MKB_API mkb_status mkb_open_options_init(mkb_open_options *options, size_t struct_size) MKB_NOEXCEPT;
 
 /* Opens a session. options may be NULL for all defaults.
- * On success *session_out is a new session. On failure other than MKB_ERR_INVALID_ARGUMENT and
- * MKB_ERR_NO_MEMORY, *session_out is still set, to a session that can only report the error through
- * mkb_session_errmsg() and be closed; the caller must mkb_close() it either way.
+ * On success *session_out is a new session. On failure *session_out is still set, to a session that
+ * can only report the error through mkb_session_errmsg() and be closed, unless session_out is NULL
+ * (MKB_ERR_INVALID_ARGUMENT) or not even that session could be allocated (MKB_ERR_NO_MEMORY, and
+ * *session_out is NULL). Calling mkb_close(*session_out) is right in every case. Every other call on
+ * a session that failed to open returns MKB_ERR_STATE once its arguments pass their checks.
  * Opening a ledger resumes it: finished attempts are kept, interrupted ones are planned again, stale
  * ones (recorded under other fingerprints) are kept unless MKB_OPEN_RERUN_STALE, and a torn last
- * record (a crash while appending) is cut off. mkb_plan() says beforehand which is which. A ledger damaged anywhere else is refused with
- * MKB_ERR_LEDGER naming the offset, and left as it is: `mkb ledger repair` copies its intact records to
- * a new file (docs/PROTOCOL.md, The ledger).
+ * record (a crash while appending) is cut off. mkb_plan() says beforehand which is which. A ledger
+ * damaged anywhere else is refused with MKB_ERR_LEDGER naming the offset, and left as it is:
+ * `mkb ledger repair` copies its intact records to a new file (docs/PROTOCOL.md, The ledger).
  * Every id, glob and family in problems and families must match the suite: one that matches nothing
  * is an error naming it. An empty string or an empty item there is an error (NULL selects all).
- * Errors: MKB_ERR_CONFIG (the text names the field and what was expected; also an empty problems or
- * families, or lists that select no problem together, a trials glob or directions that keeps no
- * trial, or a gpu_lock_dir that is not a writable folder), MKB_ERR_VERSION, MKB_ERR_NOT_FOUND (the suite, a DSL, or a problem id, glob or family that
- * matches nothing), MKB_ERR_SPEC, MKB_ERR_IO, MKB_ERR_LEDGER.
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_VERSION, MKB_ERR_CONFIG, MKB_ERR_NOT_FOUND,
+ *         MKB_ERR_SPEC, MKB_ERR_WORKER, MKB_ERR_IO, MKB_ERR_LEDGER.
+ *   MKB_ERR_INVALID_ARGUMENT  session_out is NULL.
+ *   MKB_ERR_VERSION    options->struct_size is below the first version of the struct.
+ *   MKB_ERR_CONFIG     the text names the field and what was expected; also an empty problems or
+ *                      families, lists that select no problem together, a trials glob or directions
+ *                      that keep no trial, or a gpu_lock_dir (MKB_GPU_LOCK_DIR) that is not a
+ *                      writable folder.
+ *   MKB_ERR_NOT_FOUND  the suite folder, a DSL, or a problem id, glob or family that matches nothing.
+ *   MKB_ERR_SPEC       a problem spec in the suite is malformed (named).
+ *   MKB_ERR_WORKER     the mkb-worker executable cannot be found, or (gpus NULL, not compile-only)
+ *                      cannot be started or does not answer when asked for the GPUs.
+ *   MKB_ERR_IO         the ledger cannot be created, read or written.
+ *   MKB_ERR_LEDGER     the ledger is not a ledger, is of another format, is damaged before its end,
+ *                      or is in use by another session.
  * Thread rules: none; the new session is independent of every other. */
 MKB_API mkb_status mkb_open(const mkb_open_options *options, mkb_session **session_out) MKB_NOEXCEPT;
 
@@ -249,13 +278,21 @@ MKB_API mkb_status mkb_open(const mkb_open_options *options, mkb_session **sessi
  * No call may use the session during or after mkb_close(), and none may run on its tasks during it. */
 MKB_API void mkb_close(mkb_session *session) MKB_NOEXCEPT;
 
-/* The text of the last error on this session, "" if none. Borrowed from the session: valid until
- * the next call on the session from the same thread, or its close. NULL session: a static text. */
+/* The text of the calling thread's last error on this session, "" if none (Conventions). Borrowed
+ * from the session: valid until the calling thread's next call on the session, or its close.
+ * NULL session: a static text. */
 MKB_API const char *mkb_session_errmsg(const mkb_session *session) MKB_NOEXCEPT;
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Tasks                                                                                          */
 /* ---------------------------------------------------------------------------------------------- */
+
+/* A task's wall clock. mkb_submit_attempt(), mkb_task_set_final() and mkb_task_set_final_submission()
+ * called after the task's deadline, before the session's deadline watcher (which looks every 200 ms)
+ * ended the attempt, end it first, as mkb_finalize() does, and return MKB_ERR_BUDGET; once it has
+ * ended they return MKB_ERR_STATE. When that final evaluation cannot run or its record cannot be
+ * written they return what mkb_finalize() would (MKB_ERR_SPEC, MKB_ERR_WORKER, MKB_ERR_IO) and the
+ * task stays open. */
 
 /* Hands out up to `capacity` ready tasks. Solo tasks are ready at once; a skill task becomes ready
  * when its source solo ends, unless that solo left an empty skill: then it is recorded as skipped
@@ -264,7 +301,11 @@ MKB_API const char *mkb_session_errmsg(const mkb_session *session) MKB_NOEXCEPT;
  * Returns MKB_OK with *count_out >= 1 tasks written to tasks_out, each owned by the caller and
  * released with mkb_task_release(); MKB_NOT_READY with *count_out = 0 when none became ready in time
  * but some will; MKB_DONE with *count_out = 0 when every task has been handed out.
- * Errors: MKB_ERR_INVALID_ARGUMENT (NULL pointers, capacity 0), MKB_ERR_LEDGER.
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_STATE, MKB_ERR_IO.
+ *   MKB_ERR_INVALID_ARGUMENT  NULL pointers, capacity 0.
+ *   MKB_ERR_STATE             the session failed to open.
+ *   MKB_ERR_IO                the ledger could not record a hand-out. That trial stays ready; tasks
+ *                             taken before it are returned with MKB_OK; the call can be repeated.
  * Thread rules: safe to call from many threads at once; each task is handed out exactly once. */
 MKB_API mkb_status mkb_next_task(mkb_session *session, uint32_t wait_ms, mkb_task **tasks_out,
                                  size_t capacity, size_t *count_out) MKB_NOEXCEPT;
@@ -289,8 +330,8 @@ MKB_API const char *mkb_task_instruction(const mkb_task *task) MKB_NOEXCEPT;
 MKB_API const char *mkb_task_source_skill(const mkb_task *task) MKB_NOEXCEPT;
 MKB_API const char *mkb_task_json(const mkb_task *task) MKB_NOEXCEPT;
 
-/* The text of the last error on this task, "" if none. Borrowed: valid until the next call on the
- * task or its release. NULL task: a static text. */
+/* The text of the calling thread's last error on this task, "" if none (Conventions). Borrowed:
+ * valid until the calling thread's next call on the task, or its release. NULL task: a static text. */
 MKB_API const char *mkb_task_errmsg(const mkb_task *task) MKB_NOEXCEPT;
 
 /* Submits a kernel for feedback. `source` holds `size` bytes in the task's DSL submission format
@@ -300,8 +341,18 @@ MKB_API const char *mkb_task_errmsg(const mkb_task *task) MKB_NOEXCEPT;
  * On MKB_OK *report_out is a new report owned by the caller (mkb_report_free()). A submission that
  * never enters evaluation (too large, unparsable plan, infrastructure failure) still returns MKB_OK,
  * with verdict MKB_VERDICT_REFUSED, an explanation, and no submission consumed.
- * Errors: MKB_ERR_BUDGET when no submission or no time is left (nothing is evaluated; finalize the
- * task); MKB_ERR_STATE if the task has ended; MKB_ERR_INVALID_ARGUMENT. */
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_STATE, MKB_ERR_BUDGET, MKB_ERR_SPEC, MKB_ERR_WORKER,
+ *         MKB_ERR_IO.
+ *   MKB_ERR_INVALID_ARGUMENT  task or report_out is NULL, or source is NULL with a size.
+ *   MKB_ERR_STATE    the task has ended, or its session is closed.
+ *   MKB_ERR_BUDGET   no submission or no time is left: nothing is evaluated; finalize the task.
+ *   MKB_ERR_SPEC     the problem's own baseline or anchor cannot be prepared (a malformed suite,
+ *                    named); nothing is counted. Also when the deadline had passed (A task's wall clock).
+ *   MKB_ERR_WORKER   the deadline had passed and the final evaluation could not run (A task's wall
+ *                    clock); or no scratch folder could be made for a Python DSL's frontend.
+ *   MKB_ERR_IO       the ledger could not record the submission: it WAS evaluated and counted, and
+ *                    its report is lost. Also when the deadline had passed and the attempt's end
+ *                    could not be recorded, or a Python DSL's frontend could not be written. */
 MKB_API mkb_status mkb_submit_attempt(mkb_task *task, const char *source, size_t size,
                                       mkb_report **report_out) MKB_NOEXCEPT;
 
@@ -309,8 +360,11 @@ MKB_API mkb_status mkb_submit_attempt(mkb_task *task, const char *source, size_t
  * keeps a skill, as every arm is told to. A solo's text present when it ends is what its skill arm
  * receives, whether or not the solo passed; an empty skill makes that skill arm "skipped", recorded
  * and scored as its base. A skill arm's skill is recorded and never handed on.
- * Errors: MKB_ERR_STATE (the task has ended), MKB_ERR_CONFIG (over skill_max_bytes; the previous
- * text is kept), MKB_ERR_INVALID_ARGUMENT. */
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_STATE, MKB_ERR_CONFIG, MKB_ERR_IO.
+ *   MKB_ERR_INVALID_ARGUMENT  task is NULL, or text is NULL with a size.
+ *   MKB_ERR_STATE    the task has ended (its skill is frozen), or its session is closed.
+ *   MKB_ERR_CONFIG   the text is over skill_max_bytes; the previous text is kept.
+ *   MKB_ERR_IO       the ledger could not record the text; the task holds it all the same. */
 MKB_API mkb_status mkb_submit_skill(mkb_task *task, const char *text, size_t size) MKB_NOEXCEPT;
 
 /* Adds agent-reported usage to the task's record (summed over calls). input_tokens counts every
@@ -318,8 +372,10 @@ MKB_API mkb_status mkb_submit_skill(mkb_task *task, const char *text, size_t siz
  * cached part, so it may not exceed input_tokens. Values must be finite and non-negative, and the sums
  * must stay below 2^64 tokens and finite; otherwise nothing is added.
  * mkb_task_add_usage(t, i, o, c) is mkb_task_add_usage_v2(t, i, 0, o, c).
- * Errors: MKB_ERR_INVALID_ARGUMENT (a bad value, cached above input, or a sum that would overflow),
- * MKB_ERR_STATE (the task has ended). */
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_STATE.
+ *   MKB_ERR_INVALID_ARGUMENT  task is NULL, a bad value, cached above input, or a sum that would
+ *                             overflow.
+ *   MKB_ERR_STATE             the task has ended, or its session is closed. */
 MKB_API mkb_status mkb_task_add_usage(mkb_task *task, uint64_t input_tokens, uint64_t output_tokens,
                                       double cost_usd) MKB_NOEXCEPT;
 MKB_API mkb_status mkb_task_add_usage_v2(mkb_task *task, uint64_t input_tokens, uint64_t cached_input_tokens,
@@ -331,9 +387,19 @@ MKB_API mkb_status mkb_task_add_usage_v2(mkb_task *task, uint64_t input_tokens, 
  * evaluation). A later call replaces the choice; a later counted submission does not. Without a
  * choice the latest submission that entered evaluation is final. A named source is graded as it is:
  * one that cannot enter evaluation gives the attempt a failed final record, not a free retry.
- * Errors: MKB_ERR_STATE (the task has ended), MKB_ERR_BUDGET (its wall clock is spent: the attempt
- * has ended as with mkb_finalize()), MKB_ERR_CONFIG (the source is over budget_source_bytes),
- * MKB_ERR_NOT_FOUND (no such submission, or it did not enter evaluation), MKB_ERR_INVALID_ARGUMENT. */
+ * Errors (mkb_task_set_final): MKB_ERR_INVALID_ARGUMENT, MKB_ERR_STATE, MKB_ERR_BUDGET,
+ *         MKB_ERR_CONFIG, MKB_ERR_SPEC, MKB_ERR_WORKER, MKB_ERR_IO.
+ * Errors (mkb_task_set_final_submission): MKB_ERR_INVALID_ARGUMENT, MKB_ERR_STATE, MKB_ERR_BUDGET,
+ *         MKB_ERR_NOT_FOUND, MKB_ERR_SPEC, MKB_ERR_WORKER, MKB_ERR_IO.
+ *   MKB_ERR_INVALID_ARGUMENT  task is NULL, or source is NULL with a size.
+ *   MKB_ERR_STATE      the task has ended, or its session is closed.
+ *   MKB_ERR_BUDGET     its wall clock is spent: the attempt has ended as with mkb_finalize().
+ *   MKB_ERR_CONFIG     the source is over budget_source_bytes; the previous choice is kept.
+ *   MKB_ERR_NOT_FOUND  no such submission, or it did not enter evaluation.
+ *   MKB_ERR_SPEC       the deadline had passed and the final evaluation could not prepare the problem.
+ *   MKB_ERR_WORKER     the deadline had passed and the final evaluation could not run.
+ *   MKB_ERR_IO         the deadline had passed and the attempt's end could not be recorded.
+ *   The last three leave the task open (A task's wall clock). */
 MKB_API mkb_status mkb_task_set_final(mkb_task *task, const char *source, size_t size) MKB_NOEXCEPT;
 MKB_API mkb_status mkb_task_set_final_submission(mkb_task *task, uint32_t submission) MKB_NOEXCEPT;
 
@@ -344,9 +410,15 @@ MKB_API mkb_status mkb_task_set_final_submission(mkb_task *task, uint32_t submis
  * task the same way; this call then hands out that record. With no kernel ever evaluated the record
  * has verdict MKB_VERDICT_NO_KERNEL.
  * On MKB_OK *report_out (may be NULL if not wanted) is a new report owned by the caller.
- * Errors: MKB_ERR_STATE when the final report was already handed out by an earlier call, or the
- * session is closed; MKB_ERR_WORKER if the final evaluation could not run (the task stays open and
- * the call can be repeated). */
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_STATE, MKB_ERR_SPEC, MKB_ERR_WORKER, MKB_ERR_IO.
+ *   MKB_ERR_INVALID_ARGUMENT  task is NULL.
+ *   MKB_ERR_STATE    the final report was already handed out by an earlier call, or the session is
+ *                    closed.
+ *   MKB_ERR_SPEC     the final evaluation could not prepare the problem's baseline or anchor (a
+ *                    malformed suite).
+ *   MKB_ERR_WORKER   the final evaluation could not run (infrastructure).
+ *   MKB_ERR_IO       the ledger could not record the attempt's end.
+ *   After the last three the task stays open and the call can be repeated. */
 MKB_API mkb_status mkb_finalize(mkb_task *task, mkb_report **report_out) MKB_NOEXCEPT;
 
 /* Releases the task handle. An unfinished task is finalized first (as by mkb_finalize()). NULL is a
@@ -389,18 +461,6 @@ MKB_API const char *mkb_report_json(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API void mkb_report_free(mkb_report *report) MKB_NOEXCEPT;
 
 /* ---------------------------------------------------------------------------------------------- */
-/* Evaluation outside the protocol                                                                */
-/* ---------------------------------------------------------------------------------------------- */
-
-/* Evaluates one kernel for `problem` in `dsl` exactly as a submission would be, but outside any task:
- * no budget, nothing recorded. For tools and tests; a benchmark run must not offer it to its agents.
- * On MKB_OK *report_out is a new report owned by the caller (a refused kernel is MKB_OK too).
- * Errors: MKB_ERR_NOT_FOUND (problem or DSL), MKB_ERR_WORKER, MKB_ERR_INVALID_ARGUMENT.
- * Thread rules: safe to call concurrently with any session call. */
-MKB_API mkb_status mkb_evaluate(mkb_session *session, const char *problem, const char *dsl,
-                                const char *source, size_t size, mkb_report **report_out) MKB_NOEXCEPT;
-
-/* ---------------------------------------------------------------------------------------------- */
 /* Scores                                                                                         */
 /* ---------------------------------------------------------------------------------------------- */
 
@@ -417,9 +477,41 @@ MKB_API mkb_status mkb_evaluate(mkb_session *session, const char *problem, const
  * fingerprints (problem files, DSL frontend and notes, instruction templates, contract settings) than
  * those of the latest session that opened the ledger, or when its skill arm's source is stale.
  * On MKB_OK *text_out is a new NUL-terminated text owned by the caller (mkb_free()).
- * Errors: MKB_ERR_INVALID_ARGUMENT (unknown format), MKB_ERR_LEDGER.
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_STATE, MKB_ERR_IO, MKB_ERR_LEDGER.
+ *   MKB_ERR_INVALID_ARGUMENT  session or text_out is NULL, unknown format.
+ *   MKB_ERR_STATE             the session failed to open.
+ *   MKB_ERR_IO                the session's ledger file cannot be read (removed since the open).
+ *   MKB_ERR_LEDGER            the ledger file is damaged before its end, or is no longer a ledger.
  * Thread rules: safe to call while tasks run; it scores what has finished. */
 MKB_API mkb_status mkb_score(mkb_session *session, uint32_t format, char **text_out) MKB_NOEXCEPT;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Tools outside the protocol: evaluation                                                         */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Nothing below is part of the agent protocol (Session, Tasks, Reports, Scores above): these are
+ * one-shot calls for tools, a framework's menus and tests. A benchmark run must not offer
+ * mkb_evaluate() to its agents. Their declarations and ABI are as stable as the rest. */
+
+/* Evaluates one kernel for `problem` in `dsl` exactly as a submission would be, but outside any task:
+ * no budget, nothing recorded. For tools and tests; a benchmark run must not offer it to its agents.
+ * On MKB_OK *report_out is a new report owned by the caller. A kernel refused, also for a failure of
+ * the GPU worker (infrastructure), is MKB_OK too, with a REFUSED report that says why.
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_STATE, MKB_ERR_NOT_FOUND, MKB_ERR_SPEC, MKB_ERR_WORKER,
+ *         MKB_ERR_IO.
+ *   MKB_ERR_INVALID_ARGUMENT  session, problem, dsl or report_out is NULL, or source is NULL with a size.
+ *   MKB_ERR_STATE      the session failed to open.
+ *   MKB_ERR_NOT_FOUND  no such problem in the session's suite, or no such DSL.
+ *   MKB_ERR_SPEC       the problem's own baseline or anchor cannot be prepared (a malformed suite).
+ *   MKB_ERR_WORKER     no scratch folder could be made for a Python DSL's frontend (under TMPDIR).
+ *   MKB_ERR_IO         a Python DSL's frontend could not be written to its scratch folder.
+ * Thread rules: safe to call concurrently with any session call. */
+MKB_API mkb_status mkb_evaluate(mkb_session *session, const char *problem, const char *dsl,
+                                const char *source, size_t size, mkb_report **report_out) MKB_NOEXCEPT;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Tools outside the protocol: scores of ledger files                                             */
+/* ---------------------------------------------------------------------------------------------- */
 
 /* Scores ledger files without opening a session. paths holds `count` file names; staleness is judged
  * per file, against the latest session that opened it.
@@ -427,12 +519,16 @@ MKB_API mkb_status mkb_score(mkb_session *session, uint32_t format, char **text_
  * *error_out receives an owned error text (mkb_free()) naming the file and what is wrong.
  * A torn last record is ignored; a ledger damaged anywhere else is MKB_ERR_LEDGER naming the offset
  * (`mkb score` scores the intact records of such a file, `mkb ledger repair` copies them to a new one).
- * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_IO, MKB_ERR_LEDGER. Thread rules: none. */
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_IO, MKB_ERR_LEDGER.
+ *   MKB_ERR_INVALID_ARGUMENT  paths or text_out is NULL, count is 0, a path is NULL, unknown format.
+ *   MKB_ERR_IO                a file cannot be read (missing, not a regular file).
+ *   MKB_ERR_LEDGER            a file is not a ledger, is of another format, or is damaged before its end.
+ * Thread rules: none. */
 MKB_API mkb_status mkb_score_ledgers(const char *const *paths, size_t count, uint32_t format,
                                      char **text_out, char **error_out) MKB_NOEXCEPT;
 
 /* ---------------------------------------------------------------------------------------------- */
-/* Plans                                                                                          */
+/* Tools outside the protocol: plans                                                              */
 /* ---------------------------------------------------------------------------------------------- */
 
 /* mkb_plan() formats */
@@ -447,25 +543,33 @@ MKB_API mkb_status mkb_score_ledgers(const char *const *paths, size_t count, uin
  * "pending" (never started).
  * On MKB_OK *text_out is owned by the caller (mkb_free()). On failure, if error_out is not NULL,
  * *error_out receives an owned error text (mkb_free()).
- * Errors: as mkb_open(), less MKB_ERR_IO from workers; MKB_ERR_INVALID_ARGUMENT (unknown format).
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_VERSION, MKB_ERR_CONFIG, MKB_ERR_NOT_FOUND, MKB_ERR_SPEC,
+ *         MKB_ERR_IO, MKB_ERR_LEDGER.
+ *   MKB_ERR_INVALID_ARGUMENT  text_out is NULL, unknown format.
+ *   Others                    as mkb_open() (no worker is started, so no MKB_ERR_WORKER); MKB_ERR_IO
+ *                             and MKB_ERR_LEDGER only for an existing ledger file.
  * Thread rules: none. */
 MKB_API mkb_status mkb_plan(const mkb_open_options *options, uint32_t format, char **text_out,
                             char **error_out) MKB_NOEXCEPT;
 
 /* ---------------------------------------------------------------------------------------------- */
-/* Discovery                                                                                      */
+/* Tools outside the protocol: discovery                                                          */
 /* ---------------------------------------------------------------------------------------------- */
 
 /* The suite's problems as one JSON object, for a framework's menus; opens no session and starts
- * nothing. options may be NULL (the built-in suite); only suite_path is read:
+ * nothing. options may be NULL (the built-in suite); only suite_path is used (every field is checked):
  *   {"suite": "built-in" or the folder,
  *    "problems": [{"id": "...", "family": "...", "description": "...",
  *                  "inputs":  [{"name": "x", "dtype": "bf16", "shape": [16, 4096]}, ...],
  *                  "outputs": [...]}, ...]}          (in suite order)
  * On MKB_OK *json_out is owned by the caller (mkb_free()). On failure, if error_out is not NULL,
  * *error_out receives an owned error text (mkb_free()).
- * Errors: MKB_ERR_INVALID_ARGUMENT (json_out is NULL), MKB_ERR_VERSION, MKB_ERR_CONFIG,
- * MKB_ERR_NOT_FOUND (the suite folder), MKB_ERR_SPEC (a malformed problem, named).
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_VERSION, MKB_ERR_CONFIG, MKB_ERR_NOT_FOUND, MKB_ERR_SPEC.
+ *   MKB_ERR_INVALID_ARGUMENT  json_out is NULL.
+ *   MKB_ERR_VERSION           options->struct_size is below the first version of the struct.
+ *   MKB_ERR_CONFIG            a malformed option, whichever field (every field is checked).
+ *   MKB_ERR_NOT_FOUND         the suite folder, or a suite without problems.
+ *   MKB_ERR_SPEC              a malformed problem (named).
  * Thread rules: none. */
 MKB_API mkb_status mkb_list_problems(const mkb_open_options *options, char **json_out,
                                      char **error_out) MKB_NOEXCEPT;
@@ -484,8 +588,11 @@ MKB_API mkb_status mkb_list_problems(const mkb_open_options *options, char **jso
  *              "detail": "..."}, ...]}                (registry order; detail: why a DSL is not usable,
  *                                                      or the version it found)
  * Ownership as mkb_list_problems(). Takes a few seconds: it runs the interpreter once per Python DSL.
- * Errors: MKB_ERR_INVALID_ARGUMENT (json_out is NULL), MKB_ERR_VERSION, MKB_ERR_CONFIG (dsl_a without
- * dsl_b), MKB_ERR_NOT_FOUND (a DSL of the pair is not registered).
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_VERSION, MKB_ERR_CONFIG, MKB_ERR_NOT_FOUND.
+ *   MKB_ERR_INVALID_ARGUMENT  json_out is NULL.
+ *   MKB_ERR_VERSION           options->struct_size is below the first version of the struct.
+ *   MKB_ERR_CONFIG            dsl_a without dsl_b, or another malformed option (every field is checked).
+ *   MKB_ERR_NOT_FOUND         a DSL of the pair is not registered.
  * Thread rules: none. */
 MKB_API mkb_status mkb_list_dsls(const mkb_open_options *options, char **json_out, char **error_out) MKB_NOEXCEPT;
 

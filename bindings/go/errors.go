@@ -3,7 +3,10 @@ package mkb
 // #include "mkb.h"
 import "C"
 
-import "fmt"
+import (
+	"fmt"
+	"runtime"
+)
 
 // Status is a failing mkb_status. Each value is a sentinel error: every error of this package wraps
 // one, so errors.Is(err, mkb.ErrNotFound) tells what failed, as errors.Is does with syscall.Errno.
@@ -42,4 +45,13 @@ func (e *Error) Unwrap() error { return e.Status }
 
 func newError(status C.mkb_status, message string) error {
 	return &Error{Status(status), message}
+}
+
+// pin keeps the calling goroutine on its OS thread until the function it returns runs (defer pin()()).
+// libmkb keeps a failed call's text per handle and per OS thread (mkb.h, Conventions), and the Go
+// runtime may move a goroutine to another thread between two cgo calls: every method that makes a
+// call and then reads its text pins the goroutine around both.
+func pin() func() {
+	runtime.LockOSThread()
+	return runtime.UnlockOSThread
 }

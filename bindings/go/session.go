@@ -18,6 +18,7 @@ type Session struct {
 
 // Open opens a session.
 func Open(o Options) (*Session, error) {
+	defer pin()()
 	var handle *C.mkb_session
 	var err error
 	o.withRaw(func(raw *C.mkb_open_options) {
@@ -65,6 +66,7 @@ func milliseconds(wait time.Duration) C.uint32_t {
 // NextTasks hands out up to capacity ready tasks, waiting up to wait for one. done reports that
 // every task has been handed out; no tasks and !done means none is ready yet.
 func (s *Session) NextTasks(capacity int, wait time.Duration) (tasks []*Task, done bool, err error) {
+	defer pin()()
 	if capacity < 1 {
 		return nil, false, &Error{ErrInvalidArgument, "NextTasks: capacity must be at least 1"}
 	}
@@ -102,6 +104,7 @@ func (s *Session) NextTask(wait time.Duration) (*Task, error) {
 
 // Evaluate evaluates one kernel outside any task: no budget, nothing recorded (for tools, not agents).
 func (s *Session) Evaluate(problem, dsl, source string) (*Report, error) {
+	defer pin()()
 	cProblem, cDSL, cSource := C.CString(problem), C.CString(dsl), C.CString(source)
 	defer C.free(unsafe.Pointer(cProblem))
 	defer C.free(unsafe.Pointer(cDSL))
@@ -117,6 +120,7 @@ func (s *Session) Evaluate(problem, dsl, source string) (*Report, error) {
 
 // Score returns the scores of every finished trial of the session's ledger.
 func (s *Session) Score(f ScoreFormat) (string, error) {
+	defer pin()()
 	var out *C.char
 	status := C.mkb_score(s.handle, f.bits(), &out)
 	runtime.KeepAlive(s)

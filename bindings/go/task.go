@@ -49,6 +49,7 @@ func (t *Task) check(status C.mkb_status) error {
 
 // Submit evaluates a kernel; ErrBudget once the budget is spent.
 func (t *Task) Submit(source string) (*Report, error) {
+	defer pin()()
 	c := C.CString(source)
 	defer C.free(unsafe.Pointer(c))
 	var out *C.mkb_report
@@ -62,6 +63,7 @@ func (t *Task) Submit(source string) (*Report, error) {
 
 // SubmitSkill replaces the attempt's skill (every arm keeps one).
 func (t *Task) SubmitSkill(skill string) error {
+	defer pin()()
 	c := C.CString(skill)
 	defer C.free(unsafe.Pointer(c))
 	err := t.check(C.mkb_submit_skill(t.handle, c, C.size_t(len(skill))))
@@ -71,6 +73,7 @@ func (t *Task) SubmitSkill(skill string) error {
 
 // AddUsage adds usage to the task's record, none of it from a prompt cache.
 func (t *Task) AddUsage(inputTokens, outputTokens uint64, costUSD float64) error {
+	defer pin()()
 	err := t.check(C.mkb_task_add_usage(t.handle, C.uint64_t(inputTokens), C.uint64_t(outputTokens), C.double(costUSD)))
 	runtime.KeepAlive(t)
 	return err
@@ -79,6 +82,7 @@ func (t *Task) AddUsage(inputTokens, outputTokens uint64, costUSD float64) error
 // AddUsageV2 adds usage to the task's record: inputTokens counts every prompt token, those served
 // from the provider's cache included; cachedInputTokens is that part (at most inputTokens).
 func (t *Task) AddUsageV2(inputTokens, cachedInputTokens, outputTokens uint64, costUSD float64) error {
+	defer pin()()
 	err := t.check(C.mkb_task_add_usage_v2(t.handle, C.uint64_t(inputTokens), C.uint64_t(cachedInputTokens),
 		C.uint64_t(outputTokens), C.double(costUSD)))
 	runtime.KeepAlive(t)
@@ -87,6 +91,7 @@ func (t *Task) AddUsageV2(inputTokens, cachedInputTokens, outputTokens uint64, c
 
 // SetFinal names a kernel source as final without spending a submission; Finalize grades it.
 func (t *Task) SetFinal(source string) error {
+	defer pin()()
 	c := C.CString(source)
 	defer C.free(unsafe.Pointer(c))
 	err := t.check(C.mkb_task_set_final(t.handle, c, C.size_t(len(source))))
@@ -97,6 +102,7 @@ func (t *Task) SetFinal(source string) error {
 // SetFinalSubmission names an earlier submission (its Report.Submission) as final; ErrNotFound if
 // there is no such submission or it never entered evaluation.
 func (t *Task) SetFinalSubmission(submission uint32) error {
+	defer pin()()
 	err := t.check(C.mkb_task_set_final_submission(t.handle, C.uint32_t(submission)))
 	runtime.KeepAlive(t)
 	return err
@@ -105,6 +111,7 @@ func (t *Task) SetFinalSubmission(submission uint32) error {
 // Finalize ends the attempt: its final kernel (SetFinal*, else the latest evaluated) is evaluated
 // once more, and that is its record.
 func (t *Task) Finalize() (*Report, error) {
+	defer pin()()
 	var out *C.mkb_report
 	err := t.check(C.mkb_finalize(t.handle, &out))
 	runtime.KeepAlive(t)

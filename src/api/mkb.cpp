@@ -9,8 +9,8 @@
 #include <mutex>
 #include <new>
 #include <string>
-#include <thread>
 
+#include "api/error_slot.hpp"
 #include "core/error.hpp"
 #include "core/names.hpp"
 #include "eval/report.hpp"
@@ -23,28 +23,7 @@
 
 // ---- Handles ----------------------------------------------------------------------------------------
 
-// Error text kept on a handle, one slot per calling thread, so that concurrent callers of one session
-// each read their own last error.
-class error_slot {
-public:
-  void set(std::string text) {
-    std::lock_guard lock(mutex_);
-    texts_[std::this_thread::get_id()] = std::move(text);
-  }
-  const char *get() const {
-    std::lock_guard lock(mutex_);
-    auto it = texts_.find(std::this_thread::get_id());
-    return it == texts_.end() ? "" : it->second.c_str();
-  }
-  void clear() {
-    std::lock_guard lock(mutex_);
-    texts_.erase(std::this_thread::get_id());
-  }
-
-private:
-  mutable std::mutex mutex_;
-  std::map<std::thread::id, std::string> texts_;
-};
+using mkb::api::error_slot;
 
 struct mkb_session {
   error_slot errors;

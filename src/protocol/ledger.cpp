@@ -229,16 +229,24 @@ void ledger::append(const std::vector<uint8_t> &record) {
     fail(MKB_ERR_INTERNAL, "a ledger record of {} bytes exceeds the limit of {}", payload.size(), ledger_frames::max_payload);
   std::string frame = ledger_frames::frame(payload);
   std::lock_guard lock(mutex_);
+  const off_t end = ::lseek(fd_, 0, SEEK_END);
+  // A record the file did not take whole is cut off again: left there, it would be damage in the
+  // middle of the ledger once the next record follows it, and the ledger could no longer be opened.
+  auto refuse = [&](const char *what) {
+    int saved = errno;
+    if (end >= 0 && ::ftruncate(fd_, end) == 0) ::lseek(fd_, end, SEEK_SET);
+    fail(MKB_ERR_IO, "cannot {} ledger '{}': {}", what, path_.string(), std::strerror(saved));
+  };
   const char *cursor = frame.data();
   size_t left = frame.size();
   while (left > 0) {
     ssize_t written = ::write(fd_, cursor, left);
     if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) fail(MKB_ERR_IO, "cannot append to ledger '{}': {}", path_.string(), std::strerror(errno));
+    if (written <= 0) refuse("append to");
     cursor += written;
     left -= static_cast<size_t>(written);
   }
-  if (::fdatasync(fd_) != 0) fail(MKB_ERR_IO, "cannot sync ledger '{}': {}", path_.string(), std::strerror(errno));
+  if (::fdatasync(fd_) != 0) refuse("sync");
 }
 
 void ledger::session_opened(const std::string &dsl_a, const std::string &dsl_b, const planned_prints &current,

@@ -109,6 +109,11 @@ std::optional<int> four_arm_plan::take() {
   return index;
 }
 
+void four_arm_plan::put_back(int index) {
+  trials_[index].state = trial_state::ready;
+  ready_.push_front(index);
+}
+
 std::optional<int> four_arm_plan::finish(int index, trial_result result) {
   planned_trial &t = trials_[index];
   if (t.state == trial_state::ready) ready_.erase(std::find(ready_.begin(), ready_.end(), index)); // a skip

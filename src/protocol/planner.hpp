@@ -51,6 +51,8 @@ public:
 
   // The next ready trial, now handed out; nullopt when none is ready.
   std::optional<int> take();
+  // Undoes take() of `index` (its hand-out could not be recorded): first in line again.
+  void put_back(int index);
   // Records the end of a trial (handed out, or still ready when it is skipped). Returns the skill arm
   // that became ready, if any.
   std::optional<int> finish(int index, trial_result result);

@@ -100,7 +100,18 @@ std::vector<std::shared_ptr<task>> session::next_tasks(std::chrono::milliseconds
       std::optional<int> index = plan_->take();
       if (!index) break;
       planned_trial &t = plan_->trials()[*index];
-      if (ledger_) ledger_->trial_started(t.key, t.prints);
+      if (ledger_) {
+        try {
+          ledger_->trial_started(t.key, t.prints);
+        } catch (...) {
+          // The hand-out could not be recorded: the trial stays ready (not lost), and the tasks
+          // already taken go out; the error comes back on the next call if it persists.
+          plan_->put_back(*index);
+          if (out.empty()) throw;
+          *done = false;
+          return out;
+        }
+      }
       budget_limits budget{config_.budget_seconds, config_.budget_submissions, config_.budget_source_bytes,
                            config_.skill_max_bytes};
       // A skill arm is told exactly what its solo is told, plus the skill: nothing else differs.

@@ -190,7 +190,15 @@ void task::end_locked(const std::string &ended_by) {
   render_in_task(r);
   t.final_report_json = r.json;
   final_ = std::move(r);
-  host_->trial_ended(trial_index_, t);
+  try {
+    host_->trial_ended(trial_index_, t);
+  } catch (...) {
+    // Not recorded (the ledger could not be written): the attempt stays open, as when the final
+    // evaluation could not run, so that finalizing can be retried and the plan is not left waiting.
+    ended_ = false;
+    final_.reset();
+    throw;
+  }
 }
 
 evaluation_report task::finalize(const std::string &ended_by) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <flatbuffers/flatbuffers.h>
+#include <signal.h>
+#include <sys/resource.h>
 
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -138,6 +140,36 @@ TEST(Ledger, AnEmptyFileIsReportedAndThenStarted) {
   { ledger::open(path)->trial_finished(finished("p2", 0, 1)); }
   ASSERT_EQ(ledger::read(path).finished.size(), 1u);
   EXPECT_EQ(ledger::read(path).finished[0].key.problem, "p2");
+}
+
+// Regression: an append the file took only in part (a full disk) stayed in it, and the next record
+// after it turned the ledger into one damaged before its end, which no session can open.
+TEST(Ledger, AnAppendTheFileDoesNotTakeWholeIsCutOff) {
+  testing::temp_dir dir;
+  auto path = dir.path() / "run.ledger";
+  {
+    auto l = ledger::open(path);
+    l->session_opened("cuda", "cuda", {}, "{}");
+    rlimit old{};
+    ::getrlimit(RLIMIT_FSIZE, &old);
+    ::signal(SIGXFSZ, SIG_IGN);
+    rlimit full = old;
+    full.rlim_cur = std::filesystem::file_size(path) + 10; // room for part of a record
+    ::setrlimit(RLIMIT_FSIZE, &full);
+    try {
+      l->trial_started(finished("p1", 0, 0).key, {"p", "d", "c"});
+      ADD_FAILURE() << "the append fit";
+    } catch (const error &e) {
+      EXPECT_EQ(e.status(), MKB_ERR_IO) << e.what();
+    }
+    ::setrlimit(RLIMIT_FSIZE, &old);
+    l->trial_finished(finished("p1", 0, 2.0));
+  }
+  ledger_contents c = ledger::read(path);
+  EXPECT_TRUE(c.gaps.damage.empty());
+  ASSERT_EQ(c.finished.size(), 1u);
+  EXPECT_TRUE(c.started.empty());
+  EXPECT_NE(ledger::open(path), nullptr);
 }
 
 TEST(Ledger, OneSessionAtATime) {
