@@ -36,4 +36,5 @@ install(FILES ${PROJECT_BINARY_DIR}/mkbConfig.cmake ${PROJECT_BINARY_DIR}/mkbCon
   DESTINATION ${mkb_cmake_dir})
 
 configure_file(cmake/mkb.pc.in ${PROJECT_BINARY_DIR}/mkb.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/mkb.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(cmake/mkb-static.pc.in ${PROJECT_BINARY_DIR}/mkb-static.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/mkb.pc ${PROJECT_BINARY_DIR}/mkb-static.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "api/error_slot.hpp"
+#include "api/open_options.hpp"
 #include "core/error.hpp"
 #include "core/names.hpp"
 #include "eval/report.hpp"

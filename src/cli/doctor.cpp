@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "api/open_options.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"

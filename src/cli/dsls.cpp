@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "api/open_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/listings.hpp"
 #include "core/error.hpp"

@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "api/open_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/not_found.hpp"
 #include "cli/progress_line.hpp"

@@ -41,7 +41,4 @@ private:
   void *handle_ = nullptr;
 };
 
-// Human-readable names of the throttle reason bits: "sw_power_cap, hw_slowdown".
-std::string describe_throttle_reasons(uint64_t reasons);
-
 } // namespace mkb

@@ -5,7 +5,7 @@
 
 #include "core/json_writer.hpp"
 #include "cuda/device_peaks.hpp"
-#include "cuda/nvml_api.hpp"
+#include "cuda/throttle_reasons.hpp"
 #include "core/names.hpp"
 #include "mkb.h"
 #include "spec/problem.hpp"

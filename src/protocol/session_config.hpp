@@ -1,5 +1,5 @@
-// A session's configuration: mkb_open_options after defaults and validation. A wrong value fails
-// with MKB_ERR_CONFIG naming the field and what was expected.
+// A session's configuration: mkb_open_options after defaults and validation (api/open_options makes
+// it from the ABI struct).
 #pragma once
 
 #include <chrono>
@@ -10,7 +10,6 @@
 
 #include "core/build_info.hpp"
 #include "cuda/nvrtc_compiler.hpp"
-#include "mkb.h"
 
 namespace mkb {
 
@@ -43,8 +42,5 @@ struct session_config {
   std::chrono::seconds compile_limit{120};
   std::string target_arch = default_target_arch; // what compile-only sessions compile for
 };
-
-// `options` may be null (all defaults). Reads only the fields inside options->struct_size.
-session_config config_from_options(const mkb_open_options *options);
 
 } // namespace mkb

@@ -3,6 +3,7 @@
 
 #include <regex>
 
+#include "api/open_options.hpp"
 #include "core/files.hpp"
 #include "protocol/discovery.hpp"
 #include "support/json_check.hpp"

@@ -1,6 +1,7 @@
 // `mkb dsls`: every registered DSL with whether it is usable here, as columns or as mkb_list_dsls' JSON.
 #include <gtest/gtest.h>
 
+#include "api/open_options.hpp"
 #include "protocol/discovery.hpp"
 #include "support/json_check.hpp"
 #include "support/run_mkb.hpp"

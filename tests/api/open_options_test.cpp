@@ -1,6 +1,6 @@
-// mkb_open_options to session_config (src/protocol/session_config.cpp): the target architecture of
+// mkb_open_options to session_config (src/api/open_options.cpp): the target architecture of
 // compile-only sessions, from the option, MKB_TARGET_ARCH, then sm_90a, checked against NVRTC.
-#include "protocol/session_config.hpp"
+#include "api/open_options.hpp"
 
 #include <gtest/gtest.h>
 
@@ -33,7 +33,7 @@ std::string config_error(const mkb_open_options *options) {
   return {};
 }
 
-TEST(SessionConfig, TargetArchFromTheOptionThenTheEnvironmentThenHopper) {
+TEST(OpenOptions, TargetArchFromTheOptionThenTheEnvironmentThenHopper) {
   scoped_environment unset("MKB_TARGET_ARCH", nullptr);
   mkb_open_options o = defaults();
   EXPECT_EQ(config_from_options(nullptr).target_arch, "sm_90a");
@@ -45,7 +45,7 @@ TEST(SessionConfig, TargetArchFromTheOptionThenTheEnvironmentThenHopper) {
   EXPECT_EQ(config_from_options(&o).target_arch, "sm_89");
 }
 
-TEST(SessionConfig, AWrongTargetArchNamesTheFieldAndWhatIsExpected) {
+TEST(OpenOptions, AWrongTargetArchNamesTheFieldAndWhatIsExpected) {
   scoped_environment unset("MKB_TARGET_ARCH", nullptr);
   mkb_open_options o = defaults();
   o.target_arch = "hopper";

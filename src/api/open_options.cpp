@@ -1,4 +1,4 @@
-#include "protocol/session_config.hpp"
+#include "api/open_options.hpp"
 
 #include <unistd.h>
 
