@@ -2,11 +2,14 @@
 # only their own folder and the folders of the layers it uses, so that a wrong-way include fails to
 # compile ("No such file or directory") instead of waiting for a review.
 #
-# mkb_layer(<target> <folder> [USES <layer>...] [SCHEMAS <schema target>...] SOURCES <file>...)
+# mkb_layer(<target> <folder> [USES <layer>...] [SCHEMAS <schema target>...]
+#           [PRIVATE_SCHEMAS <schema target>...] SOURCES <file>...)
 #   Sources include as "folder/file.hpp" from the src root. The layer's include root,
 #   <build>/layers/<target>/include, holds a symlink to each folder it may see: its own and those of
 #   the layers it uses, transitively (their headers include their own dependencies' headers).
 #   SCHEMAS: the flatbuffers headers (mkb_flatbuffers_headers) the layer includes, passed on upward.
+#   PRIVATE_SCHEMAS: those only this layer's sources see (wire/'s messages: the codec is the only
+#   translator, so no layer above may include a generated message type).
 # mkb_layer_objects(<out_var> <layer>...)
 #   $<TARGET_OBJECTS:...> of the layers and of every layer they use, each once. Objects of an OBJECT
 #   library linked indirectly are never linked by CMake, so final targets take the whole list.
@@ -18,7 +21,7 @@
 # build's definitions; src/CMakeLists.txt defines it.
 
 function(mkb_layer target folder)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "USES;SCHEMAS;SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "USES;SCHEMAS;PRIVATE_SCHEMAS;SOURCES")
   set(folders ${folder})
   set(closure "")
   set(schemas ${arg_SCHEMAS})
@@ -48,10 +51,11 @@ function(mkb_layer target folder)
 
   add_library(${target} OBJECT ${arg_SOURCES})
   target_include_directories(${target} PRIVATE ${root})
-  target_link_libraries(${target} PUBLIC mkb_layer_base ${schemas})
+  target_link_libraries(${target} PUBLIC mkb_layer_base ${schemas} PRIVATE ${arg_PRIVATE_SCHEMAS})
   target_compile_options(${target} PRIVATE ${MKB_WARNINGS})
   set_target_properties(${target} PROPERTIES MKB_LAYER_ROOT ${root} MKB_LAYER_FOLDERS "${folders}"
-    MKB_LAYER_CLOSURE "${closure}" MKB_LAYER_SCHEMAS "${schemas}")
+    MKB_LAYER_CLOSURE "${closure}" MKB_LAYER_SCHEMAS "${schemas}"
+    MKB_LAYER_PRIVATE_SCHEMAS "${arg_PRIVATE_SCHEMAS}")
 endfunction()
 
 function(mkb_layer_objects out_var)

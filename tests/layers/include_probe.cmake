@@ -1,6 +1,7 @@
 # Compiles probes with one layer's own command line (from compile_commands.json): an include of a
 # header from each folder of src/ the layer may not see must fail with "No such file or directory",
-# and one file including a header from every folder it may see must compile, so that the test cannot
+# and one file including a header from every folder it may see must compile (the pseudo-folder
+# "messages" stands for the generated worker messages, messages_generated.h), so that the test cannot
 # pass for a wrong reason (a broken command line, a missing header).
 #   -DCOMPILE_COMMANDS=<file> -DTARGET=<layer target> -DALLOWED=<folder,...> -DSOURCE_ROOT=<src>
 #   -DWORK_DIR=<folder for the probes>
@@ -48,6 +49,17 @@ function(compile probe text out_rc out_log)
   set(${out_log} "${log}" PARENT_SCOPE)
 endfunction()
 
+# An include of `header` alone must fail for want of the file, nothing else.
+macro(expect_refused probe header)
+  compile(${probe} "#include \"${header}\"\n" rc log)
+  # gcc: "x.hpp: No such file or directory"; clang: "'x.hpp' file not found".
+  if(rc EQUAL 0 OR NOT log MATCHES "(${header}: No such file or directory|'${header}' file not found)")
+    string(APPEND failures "  #include \"${header}\" from ${TARGET}: expected \"No such file\", got (exit ${rc}):\n${log}\n")
+  else()
+    list(APPEND refused ${header})
+  endif()
+endmacro()
+
 file(GLOB folders LIST_DIRECTORIES true RELATIVE ${SOURCE_ROOT} ${SOURCE_ROOT}/*)
 set(allowed_text "")
 set(refused "")
@@ -63,14 +75,16 @@ foreach(folder IN LISTS folders)
     string(APPEND allowed_text "#include \"${header}\"\n")
     continue()
   endif()
-  compile(wrong_way_${folder} "#include \"${header}\"\n" rc log)
-  # gcc: "x.hpp: No such file or directory"; clang: "'x.hpp' file not found".
-  if(rc EQUAL 0 OR NOT log MATCHES "(${header}: No such file or directory|'${header}' file not found)")
-    string(APPEND failures "  #include \"${header}\" from ${TARGET}: expected \"No such file\", got (exit ${rc}):\n${log}\n")
-  else()
-    list(APPEND refused ${header})
-  endif()
+  expect_refused(wrong_way_${folder} ${header})
 endforeach()
+
+# The worker messages' generated header: wire/'s codec is the only translator between messages and
+# model/ values, so only a layer whose rule names "messages" may include it.
+if("messages" IN_LIST allowed)
+  string(APPEND allowed_text "#include \"messages_generated.h\"\n")
+else()
+  expect_refused(wrong_way_messages messages_generated.h)
+endif()
 
 compile(allowed "${allowed_text}" rc log)
 if(NOT rc EQUAL 0)
