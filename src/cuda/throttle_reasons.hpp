@@ -1,5 +1,5 @@
 // Names of NVML's clocks-event (throttle) reason bits, which reports print. Apart from the NVML
-// loader (cuda/nvml_api), which only the worker links: the library renders what the worker read.
+// loader (cuda_loaders/nvml_api), which only the worker links: the library renders what the worker read.
 #pragma once
 
 #include <cstdint>

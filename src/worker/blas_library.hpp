@@ -5,7 +5,7 @@
 
 #include <cuda.h>
 
-#include "cuda/cublas_api.hpp"
+#include "cuda_loaders/cublas_api.hpp"
 #include "plan/launch_plan.hpp"
 
 namespace mkb::worker {

@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "cuda/driver_api.hpp"
+#include "cuda_loaders/driver_api.hpp"
 #include "model/device_info.hpp"
 
 namespace mkb::worker {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/queue_lock.hpp"
-#include "cuda/nvml_api.hpp"
+#include "cuda_loaders/nvml_api.hpp"
 
 namespace mkb::worker {
 

@@ -6,7 +6,7 @@
 
 #include "core/random.hpp"
 #include "core/statistics.hpp"
-#include "cuda/nvml_api.hpp"
+#include "cuda_loaders/nvml_api.hpp"
 #include "worker/gpu_sharing.hpp"
 
 namespace mkb::worker {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "cuda/driver_api.hpp"
+#include "cuda_loaders/driver_api.hpp"
 
 namespace mkb::testing {
 

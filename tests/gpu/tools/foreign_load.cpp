@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "cuda/driver_api.hpp"
+#include "cuda_loaders/driver_api.hpp"
 #include "cuda/nvrtc_compiler.hpp"
 
 namespace {

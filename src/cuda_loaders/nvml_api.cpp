@@ -1,4 +1,4 @@
-#include "cuda/nvml_api.hpp"
+#include "cuda_loaders/nvml_api.hpp"
 
 #include <dlfcn.h>
 

@@ -1,4 +1,4 @@
-#include "cuda/cublas_api.hpp"
+#include "cuda_loaders/cublas_api.hpp"
 
 #include <dlfcn.h>
 #include <fmt/format.h>

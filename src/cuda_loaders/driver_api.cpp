@@ -1,4 +1,4 @@
-#include "cuda/driver_api.hpp"
+#include "cuda_loaders/driver_api.hpp"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
