@@ -204,7 +204,7 @@ void session::watch_deadlines() {
         try {
           t->end_if_expired();
         } catch (const std::exception &) {
-          // The final evaluation could not run (infrastructure); the next round tries again.
+          // The final evaluation could not run (infrastructure); tried again when due (it backs off).
         }
       }
     lock.lock();

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -212,7 +213,18 @@ evaluation_report task::finalize(const std::string &ended_by) {
 
 void task::end_if_expired() {
   std::lock_guard lock(mutex_);
-  if (!ended_ && !detached_ && clock::now() >= deadline()) end_locked("deadline");
+  clock::time_point now = clock::now();
+  if (ended_ || detached_ || now < deadline() || now < next_expiry_try_) return;
+  try {
+    end_locked("deadline");
+  } catch (...) {
+    // The final evaluation could not run or be recorded: tried again later, 0.2 s after the first
+    // failure, doubling up to a minute, so that a harness that stays broken is not asked 5 times a second.
+    expiry_failures_ = std::min(expiry_failures_ + 1, 9);
+    next_expiry_try_ = now + std::min<clock::duration>(std::chrono::milliseconds(100 << expiry_failures_),
+                                                       std::chrono::minutes(1));
+    throw;
+  }
 }
 
 void task::detach() {

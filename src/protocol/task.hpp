@@ -49,6 +49,8 @@ public:
   // final report the first time only (MKB_ERR_STATE after).
   evaluation_report finalize(const std::string &ended_by);
   // Ends the attempt if it is open and its deadline has passed. For the session's deadline watcher.
+  // Throws when the final evaluation cannot run; until the next try is due (0.2 s after the first
+  // failure, doubling to a minute) calls return at once.
   void end_if_expired();
   // The session is closing: the attempt stays unfinished (it is planned again on resume).
   void detach();
@@ -95,6 +97,8 @@ private:
   std::string skill_;
   usage_totals usage_;
   bool ended_ = false, detached_ = false, final_handed_out_ = false;
+  int expiry_failures_ = 0;            // final evaluations at the deadline that could not run
+  clock::time_point next_expiry_try_;  // the deadline watcher's next try after one failed
   std::optional<evaluation_report> final_;
 };
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "core/error.hpp"
 #include "mkb.h"
 #include "support/scripted_session.hpp"
@@ -18,6 +20,23 @@ std::shared_ptr<task> first_task(session &s) {
   bool done = false;
   return s.next_tasks(std::chrono::milliseconds(0), 1, &done).at(0);
 }
+
+// A session whose harness cannot run final evaluations (infrastructure failure), counting the tries.
+class broken_harness final : public task_host {
+public:
+  int evaluations = 0;
+  evaluation_report evaluate_for_task(const problem &, const dsl &, std::string_view) override {
+    ++evaluations;
+    evaluation_report r;
+    r.verdict = MKB_VERDICT_REFUSED;
+    r.infrastructure_failure = true;
+    r.detail = "the worker is gone";
+    return r;
+  }
+  void record_submission(const trial_key &, const evaluation_report &, const std::string &, const usage_totals &) override {}
+  void record_skill(const trial_key &, const std::string &) override {}
+  void trial_ended(int, const trial_result &) override {}
+};
 
 mkb_status status_of(const std::function<void()> &call) {
   try {
@@ -136,6 +155,30 @@ TEST(Task, ASkillArmKeepsASkillThatIsRecordedAndNeverHandedOn) {
   for (const trial_result &r : ledger::read(dir.path() / "run.ledger").finished)
     if (r.key.arm == MKB_ARM_A2B_SKILL && r.key.problem == skill_arm->key().problem)
       EXPECT_EQ(r.skill, "what the skill arm learned");
+}
+
+TEST(Task, AFinalEvaluationThatCannotRunAtTheDeadlineIsTriedAgainLessAndLessOften) {
+  suite problems = suite::load(std::nullopt);
+  const problem &p = *problems.find("fused_add_rmsnorm_h4096_llama31_8b_bf16");
+  broken_harness host;
+  budget_limits budget;
+  budget.seconds = 1;
+  task t(host, 0, trial_key{"m", p.id, p.family, "cuda"}, fingerprints{}, p, *find_dsl("cuda"), budget, "", "");
+  t.set_final("__global__ void k() {}");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1050)); // past the deadline
+  EXPECT_EQ(status_of([&] { t.end_if_expired(); }), MKB_ERR_WORKER);
+  EXPECT_EQ(host.evaluations, 1);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(status_of([&] { t.end_if_expired(); }), MKB_OK) << "not due yet";
+  EXPECT_EQ(host.evaluations, 1) << "the watcher's next rounds wait for the next try";
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  EXPECT_EQ(status_of([&] { t.end_if_expired(); }), MKB_ERR_WORKER);
+  EXPECT_EQ(host.evaluations, 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  t.end_if_expired(); // the second wait is 0.4 s
+  EXPECT_EQ(host.evaluations, 2);
+  EXPECT_FALSE(t.ended()) << "the attempt stays open for finalize";
+  EXPECT_EQ(status_of([&] { t.finalize("agent"); }), MKB_ERR_WORKER) << "finalize tries at once";
+  EXPECT_EQ(host.evaluations, 3);
 }
 
 } // namespace
