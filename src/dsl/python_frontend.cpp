@@ -6,8 +6,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -32,8 +34,12 @@ namespace {
 class scratch_folder {
 public:
   scratch_folder() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "mkb-frontend-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) fail(MKB_ERR_WORKER, "cannot create a folder for the DSL frontend");
+    std::error_code ec;
+    std::filesystem::path temp = std::filesystem::temp_directory_path(ec);
+    if (ec) fail(MKB_ERR_WORKER, "cannot create a folder for the DSL frontend: no temporary folder ({})", ec.message());
+    std::string pattern = (temp / "mkb-frontend-XXXXXX").string();
+    if (!mkdtemp(pattern.data()))
+      fail(MKB_ERR_WORKER, "cannot create a folder for the DSL frontend in {}: {}", temp.string(), std::strerror(errno));
     path_ = pattern;
   }
   ~scratch_folder() {

@@ -23,6 +23,7 @@
 #include "api/header_errors.hpp"
 #include "mkb.h"
 #include "support/paths.hpp"
+#include "support/scoped_environment.hpp"
 
 namespace {
 
@@ -223,19 +224,6 @@ struct failed_session {
   ~failed_session() { mkb_close(session); }
 };
 
-// TMPDIR for the scope.
-class tmpdir_override {
-public:
-  explicit tmpdir_override(const char *value) {
-    if (const char *old = std::getenv("TMPDIR")) old_ = old;
-    ::setenv("TMPDIR", value, 1);
-  }
-  ~tmpdir_override() { old_.empty() ? ::unsetenv("TMPDIR") : ::setenv("TMPDIR", old_.c_str(), 1); }
-
-private:
-  std::string old_;
-};
-
 // Evaluates the stored Triton solution (a Python DSL: its frontend runs in this process, from a
 // scratch folder) while `make_obstacle`'s result stands; the worker is started before, outside it.
 template <typename Make>
@@ -381,7 +369,7 @@ std::vector<provocation> provocations() {
       PROVOKE(mkb_evaluate, MKB_ERR_SPEC, task_scene s(broken_baseline); mkb_report *r = nullptr;
               mkb_status st = mkb_evaluate(s.session, "tiny", "cuda", tiny_kernel.data(), tiny_kernel.size(), &r);
               mkb_report_free(r); return st;),
-      PROVOKE(mkb_evaluate, MKB_ERR_WORKER, return evaluate_python_dsl_with([] { return std::make_unique<tmpdir_override>("/proc"); });),
+      PROVOKE(mkb_evaluate, MKB_ERR_WORKER, return evaluate_python_dsl_with([] { return std::make_unique<mkb::testing::scoped_environment>("TMPDIR", "/proc"); });),
       PROVOKE(mkb_evaluate, MKB_ERR_IO, return evaluate_python_dsl_with([] { return std::make_unique<file_size_limit>(0); });),
 
       PROVOKE(mkb_score, MKB_ERR_INVALID_ARGUMENT, task_scene s; return mkb_score(s.session, MKB_SCORE_JSON, nullptr);),

@@ -6,12 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 
+#include "core/error.hpp"
 #include "dsl/dsl.hpp"
 #include "dsl/python_frontend.hpp"
 #include "dsl/sandbox.hpp"
 #include "spec/file_source.hpp"
 #include "spec/problem.hpp"
+#include "support/scoped_environment.hpp"
 #include "support/temp_dir.hpp"
 #include "support/triton_scale.hpp"
 
@@ -241,6 +244,22 @@ TEST_F(PythonDsl, AFrontendThatNeverAnswersIsStopped) {
   std::string message = compile_error(triton, std::string("import time\ntime.sleep(600)\n") + triton_scale, env);
   EXPECT_NE(message.find("longer than 2 s"), std::string::npos) << message;
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+// The frontend's scratch folder lives in TMPDIR: one that is not a folder is named, as the worker's
+// failure (the harness, not the submission), never an internal error.
+TEST_F(PythonDsl, ATemporaryFolderThatIsNotAFolderIsNamed) {
+  MKB_REQUIRE_SANDBOX();
+  std::filesystem::path not_a_folder = dir_.path() / "not_a_folder";
+  std::ofstream(not_a_folder) << "a file";
+  testing::scoped_environment tmpdir("TMPDIR", not_a_folder.string());
+  try {
+    require("triton").prepare(triton_scale, problem_, plan_role::submission);
+    ADD_FAILURE() << "prepared without a temporary folder";
+  } catch (const error &e) {
+    EXPECT_EQ(e.status(), MKB_ERR_WORKER) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no temporary folder"), std::string::npos) << e.what();
+  }
 }
 
 } // namespace
