@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstring>
 
-#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
@@ -54,7 +53,6 @@ session_config config_from_options(const mkb_open_options *options) {
   if (auto env = environment("MKB_GPU_LOCK_DIR")) c.gpu_lock_dir = checked_lock_dir(*env, "MKB_GPU_LOCK_DIR");
   if (!options) {
     c.cache_dir = default_cache_dir().string();
-    c.python = default_python();
     c.target_arch = target_arch_from(nullptr);
     return c;
   }
@@ -108,7 +106,7 @@ session_config config_from_options(const mkb_open_options *options) {
   c.sandbox = !(options->flags & MKB_OPEN_NO_SANDBOX); // MKB_NO_SANDBOX is read where frontends run
   c.worker_path = text(options->worker_path).value_or("");
   c.cache_dir = options->cache_dir ? options->cache_dir : default_cache_dir().string();
-  c.python = options->python ? options->python : default_python();
+  if (options->python) c.python = options->python; // else the recorded one, session_config's default
   if (size >= MKB_FIELD_END(gpu_lock_dir) && options->gpu_lock_dir)
     c.gpu_lock_dir = checked_lock_dir(options->gpu_lock_dir, "gpu_lock_dir");
   if (size >= MKB_FIELD_END(trials) && options->trials) c.trial_patterns = selection("trials", options->trials);
