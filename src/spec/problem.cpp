@@ -337,6 +337,16 @@ problem load_problem(const file_source &files, const std::string &folder) {
       if (p.solution_for(s->dsl()->str())) check.error(field + ".dsl", "'{}' has a solution already", s->dsl()->str());
       p.solutions.push_back({s->dsl()->str(), s->file()->str(), s->beats_baseline()});
     }
+  if (const spec::Origin *o = fb->origin()) {
+    p.origin = problem_origin{o->repository()->str(), o->commit()->str(), o->path()->str(), o->kind()};
+    if (p.origin->commit.size() != 40 ||
+        p.origin->commit.find_first_not_of("0123456789abcdef") != std::string::npos)
+      check.error("origin.commit", "'{}' is not a 40-digit lowercase hex commit", excerpt(p.origin->commit));
+    if (p.origin->path.empty()) check.error("origin.path", "must not be empty");
+    if (!enum_in_range(p.origin->kind))
+      check.error("origin.kind", "{} is not an origin kind ({})", static_cast<int>(p.origin->kind),
+                  enum_names<spec::OriginKind>(spec::EnumNameOriginKind));
+  }
   return p;
 }
 

@@ -46,6 +46,12 @@ struct stored_solution {
   bool beats_baseline = true;
 };
 
+// The original benchmark's file this problem reproduces (spec.json's `origin`).
+struct problem_origin {
+  std::string repository, commit, path;
+  spec::OriginKind kind = spec::OriginKind::public_reference;
+};
+
 struct problem {
   std::string id;
   int number = 0;
@@ -68,6 +74,7 @@ struct problem {
   std::string generators_source; // empty if none
   std::string spec_text;         // spec.json as written, for fingerprints
   std::vector<stored_solution> solutions;
+  std::optional<problem_origin> origin; // empty: not one of the original's problems
 
   // Symbols (integers) and constants (floats) by name, for plan expressions.
   expr_lookup lookup() const;

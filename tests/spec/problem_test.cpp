@@ -172,6 +172,34 @@ TEST(Problem, SolutionDeclarationsAreChecked) {
   EXPECT_NE(unnamed.find("solutions[0].dsl: must not be empty"), std::string::npos) << unnamed;
 }
 
+TEST(Problem, OriginNamesTheOriginalsFileAtACommit) {
+  auto with = [](const std::string &origin) {
+    std::string spec = tiny_spec();
+    return spec.insert(spec.rfind('}'), R"(, "origin": )" + origin);
+  };
+  const std::string commit = "d90ba286164c2fa8e64afd75db5813002ede2ddd";
+  temp_dir dir;
+  write_problem(dir, "test", "tiny",
+                with(R"({ "repository": "YIGE24/MetaKernelBench", "commit": ")" + commit +
+                     R"(", "path": "problems/x/01_tiny.py", "kind": "reconstructed" })"));
+  problem p = load_problem(directory_source(dir.path()), "test/tiny");
+  ASSERT_TRUE(p.origin.has_value());
+  EXPECT_EQ(p.origin->commit, commit);
+  EXPECT_EQ(p.origin->path, "problems/x/01_tiny.py");
+  EXPECT_EQ(p.origin->kind, spec::OriginKind::reconstructed);
+  temp_dir plain;
+  write_problem(plain, "test", "tiny", tiny_spec());
+  EXPECT_FALSE(load_problem(directory_source(plain.path()), "test/tiny").origin.has_value());
+
+  std::string short_commit = spec_error(with(R"({ "repository": "a/b", "commit": "d90ba28", "path": "p.py" })"));
+  EXPECT_NE(short_commit.find("origin.commit: 'd90ba28' is not a 40-digit lowercase hex commit"), std::string::npos)
+      << short_commit;
+  std::string no_path = spec_error(with(R"({ "repository": "a/b", "commit": ")" + commit + R"(", "path": "" })"));
+  EXPECT_NE(no_path.find("origin.path: must not be empty"), std::string::npos) << no_path;
+  std::string kind = spec_error(with(R"({ "repository": "a/b", "commit": ")" + commit + R"(", "path": "p", "kind": "masked" })"));
+  EXPECT_NE(kind.find("masked"), std::string::npos) << kind;
+}
+
 TEST(Suite, BuiltInSuiteHoldsTheProblemsOfThisRepository) {
   suite s = suite::load(std::nullopt);
   EXPECT_EQ(s.origin(), "built-in");
