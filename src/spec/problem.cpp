@@ -347,6 +347,12 @@ problem load_problem(const file_source &files, const std::string &folder) {
       check.error("origin.kind", "{} is not an origin kind ({})", static_cast<int>(p.origin->kind),
                   enum_names<spec::OriginKind>(spec::EnumNameOriginKind));
   }
+  if (const spec::BaselineDeparture *d = fb->baseline_vs_eager_graph()) {
+    if (!std::isfinite(d->ratio()) || d->ratio() <= 0)
+      check.error("baseline_vs_eager_graph.ratio", "{} must be a positive number", d->ratio());
+    if (d->why()->size() == 0) check.error("baseline_vs_eager_graph.why", "must not be empty");
+    p.baseline_vs_eager_graph = d->ratio();
+  }
   return p;
 }
 

@@ -75,6 +75,8 @@ struct problem {
   std::string spec_text;         // spec.json as written, for fingerprints
   std::vector<stored_solution> solutions;
   std::optional<problem_origin> origin; // empty: not one of the original's problems
+  // Declared baseline/eager-graph time ratio where it is outside [0.9, 1.1] (.ci/gpu-validate checks it).
+  std::optional<double> baseline_vs_eager_graph;
 
   // Symbols (integers) and constants (floats) by name, for plan expressions.
   expr_lookup lookup() const;

@@ -200,6 +200,20 @@ TEST(Problem, OriginNamesTheOriginalsFileAtACommit) {
   EXPECT_NE(kind.find("masked"), std::string::npos) << kind;
 }
 
+TEST(Problem, ABaselineDepartingFromEagerDeclaresTheRatioAndWhy) {
+  auto with = [](const std::string &departure) {
+    std::string spec = tiny_spec();
+    return spec.insert(spec.rfind('}'), R"(, "baseline_vs_eager_graph": )" + departure);
+  };
+  temp_dir dir;
+  write_problem(dir, "test", "tiny", with(R"({ "ratio": 1.8, "why": "eager calls a fused kernel" })"));
+  EXPECT_DOUBLE_EQ(load_problem(directory_source(dir.path()), "test/tiny").baseline_vs_eager_graph.value_or(0), 1.8);
+  std::string negative = spec_error(with(R"({ "ratio": -1, "why": "x" })"));
+  EXPECT_NE(negative.find("baseline_vs_eager_graph.ratio: -1 must be a positive number"), std::string::npos) << negative;
+  std::string silent = spec_error(with(R"({ "ratio": 2, "why": "" })"));
+  EXPECT_NE(silent.find("baseline_vs_eager_graph.why: must not be empty"), std::string::npos) << silent;
+}
+
 TEST(Suite, BuiltInSuiteHoldsTheProblemsOfThisRepository) {
   suite s = suite::load(std::nullopt);
   EXPECT_EQ(s.origin(), "built-in");
