@@ -1,20 +1,21 @@
-// The float64 anchor: out = x / sqrt(mean(x^2) + eps) * w per 128-wide head row, no rounding.
-#include "mkb_ops.cuh"
+// The float64 anchor: the same semantics with every intermediate exact in double. One 128-thread block
+// per row, one thread per column.
+#include <cuda_bf16.h>
 
-// ms[r] = mean of x^2 over head row r
-MKB_ROW_REDUCE(anchor_mean_square, double, double, mkb_ops::sum_op, (const bf16 *x),
-               f64(x[r * cols + c]) * f64(x[r * cols + c]), acc / cols)
-
-// out = x / sqrt(ms + eps) * w
-MKB_MAP(anchor_rmsnorm, double, (const bf16 *x, const double *ms, const bf16 *w, long long cols, double eps),
-        f64(x[i]) / sqrt(ms[i / cols] + eps) * f64(w[i % cols]))
+extern "C" __global__ void anchor_rmsnorm(const __nv_bfloat16 *hidden_states, const __nv_bfloat16 *weight,
+                                          double *y, double eps) {
+  __shared__ double partial[128];
+  const long long index = (long long)blockIdx.x * 128 + threadIdx.x;
+  const double x = (double)__bfloat162float(hidden_states[index]);
+  partial[threadIdx.x] = x * x;
+  __syncthreads();
+  for (int stride = 64; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  y[index] = x / sqrt(partial[0] / 128.0 + eps) * (double)__bfloat162float(weight[threadIdx.x]);
+}
 
 /* mkb:plan
-scratch ms fp64[tokens * q_heads]
-launch anchor_mean_square grid(tokens * q_heads) block(128) args(ms, q, i32(head_dim))
-launch anchor_rmsnorm grid(ceil_div(tokens * q_heads * head_dim, 256)) block(256)
-  args(q_out, q, ms, q_weight, i64(head_dim), f64(eps), i64(tokens * q_heads * head_dim))
-launch anchor_mean_square grid(tokens * kv_heads) block(128) args(ms, k, i32(head_dim))
-launch anchor_rmsnorm grid(ceil_div(tokens * kv_heads * head_dim, 256)) block(256)
-  args(k_out, k, ms, k_weight, i64(head_dim), f64(eps), i64(tokens * kv_heads * head_dim))
+launch anchor_rmsnorm grid(batch_size) block(128) args(hidden_states, weight, y, f64(eps))
 */

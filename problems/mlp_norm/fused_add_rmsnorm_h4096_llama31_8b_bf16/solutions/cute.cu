@@ -1,7 +1,7 @@
 // Fused add + RMSNorm in CuTe C++: the algorithm of solutions/cuda.cu. One 512-thread block per row;
 // CuTe tiles the row into 8-column pieces, one per thread, moved between global memory and register
-// fragments with 128-bit vector copies. The rounded sums stay in registers between the two passes;
-// one block reduction per row. Rounding points as in reference.md.
+// fragments with 128-bit vector copies. The fp32 sums stay in registers between the two passes;
+// one block reduction per row. fp32 throughout and one rounding, as reference.md.
 #include <cute/tensor.hpp>
 #include <cutlass/numeric_types.h>
 
@@ -14,7 +14,7 @@ constexpr int kThreads = 512;
 constexpr int kPerThread = kHidden / kThreads; // 8 bf16 = one 16-byte vector
 
 extern "C" __global__ void __launch_bounds__(kThreads)
-fused_add_rmsnorm(const bf16 *__restrict__ x, bf16 *__restrict__ residual, const bf16 *__restrict__ weight,
+fused_add_rmsnorm(const bf16 *__restrict__ x, const bf16 *__restrict__ residual, const bf16 *__restrict__ weight,
                   bf16 *__restrict__ y, float eps) {
   __shared__ float warp_sums[kThreads / 32];
 
@@ -40,12 +40,9 @@ fused_add_rmsnorm(const bf16 *__restrict__ x, bf16 *__restrict__ residual, const
   float square_sum = 0.0f;
   CUTE_UNROLL
   for (int k = 0; k < kPerThread; ++k) {
-    bf16 s = bf16(float(rX(k)) + float(rR(k))); // round to nearest even
-    rR(k) = s;
-    sums[k] = float(s);
+    sums[k] = float(rX(k)) + float(rR(k)); // not rounded
     square_sum += sums[k] * sums[k];
   }
-  copy(AutoVectorizingCopyWithAssumedAlignment<128>{}, rR, tR); // residual <- the rounded sum
 
   CUTE_UNROLL
   for (int offset = 16; offset > 0; offset >>= 1) square_sum += __shfl_xor_sync(0xffffffffu, square_sum, offset);
@@ -65,12 +62,11 @@ fused_add_rmsnorm(const bf16 *__restrict__ x, bf16 *__restrict__ residual, const
   copy(AutoVectorizingCopyWithAssumedAlignment<128>{}, tW, rW);
   CUTE_UNROLL
   for (int k = 0; k < kPerThread; ++k) {
-    bf16 n = bf16(sums[k] * inv);
-    rY(k) = bf16(float(n) * float(rW(k)));
+    rY(k) = bf16((sums[k] * inv) * float(rW(k))); // the only rounding
   }
   copy(AutoVectorizingCopyWithAssumedAlignment<128>{}, rY, tY);
 }
 
 /* mkb:plan
-launch fused_add_rmsnorm grid(tokens) block(512) args(x, residual, weight, y, f32(eps))
+launch fused_add_rmsnorm grid(batch_size) block(512) args(hidden_states, residual, weight, y, f32(eps))
 */

@@ -2,24 +2,19 @@
 
 One 512-thread block per row; thread t owns columns 8t .. 8t + 7, one 16-byte vector of each tensor
 (512 * 8 = 4096 = hidden exactly). The thread issues its 128-bit loads of x, residual and weight before
-any arithmetic, forms s = bf16(x + residual) in registers, writes it back to the residual with one
-128-bit store, and keeps s in registers for the second pass (the row is read from DRAM once). The sum
+any arithmetic, forms the fp32 sum s = x + residual in registers and keeps it there for the second
+pass (the row is read from DRAM once). The sum
 of squares is reduced over the block: butterfly shuffles within each warp, one shared-memory slot per
 warp, one barrier, then every warp reads the 16 slots (lane l takes slot l % 16) and finishes the sum
 with four butterfly shuffles inside aligned half-warps, so no second barrier is needed. Then y is written
 with one 128-bit store.
 
-Rounding points as reference.md: s = bf16(float(x) + float(residual)); ms = sum float(s)^2 / 4096 in
-fp32; n = bf16(float(s) * rsqrt(ms + eps)); y = bf16(float(n) * float(weight)).
-
-(An earlier version used one warp per row with scalar 2-byte accesses, a store to the residual between
-every pair of loads, and a second pass re-reading the residual: it measured 1855.6 us on an H200. This
-version was compile-checked only; it moves the same bytes as cuda.cu (118 us) and is expected to run at
-about cuda.cu's speed.)"""
+Rounding as reference.md: fp32 throughout, s = float(x) + float(residual); ms = sum s^2 / 4096;
+y = bf16((s * rsqrt(ms + eps)) * float(weight)), the only rounding."""
 import cutlass
 import cutlass.cute as cute
 
-TOKENS = 14509
+TOKENS = 14509                # batch_size
 HIDDEN = 4096
 VEC = 8                       # bf16 per 16-byte vector
 THREADS = HIDDEN // VEC       # 512
@@ -50,21 +45,19 @@ def fused_add_rmsnorm(x: cute.Pointer, residual: cute.Pointer, weight: cute.Poin
     rx = cute.make_rmem_tensor((VEC,), BF16)
     rr = cute.make_rmem_tensor((VEC,), BF16)
     rw = cute.make_rmem_tensor((VEC,), BF16)
-    rs = cute.make_rmem_tensor((VEC,), BF16)
+    rs = cute.make_rmem_tensor((VEC,), F32)
     ro = cute.make_rmem_tensor((VEC,), BF16)
 
-    # All three loads are issued before the residual is written.
+    # All three loads are issued before any arithmetic.
     cute.copy(copy128, gx[row, tidx, None], rx)
     cute.copy(copy128, gr[row, tidx, None], rr)
     cute.copy(copy128, gw[tidx, None], rw)
 
     square_sum = F32(0.0)
     for k in cutlass.range_constexpr(VEC):
-        s = (rx[k].to(F32) + rr[k].to(F32)).to(BF16)     # s = bf16(x + residual)
+        s = rx[k].to(F32) + rr[k].to(F32)                 # s = x + residual, fp32
         rs[k] = s
-        h = s.to(F32)
-        square_sum = square_sum + h * h
-    cute.copy(copy128, rs, gr[row, tidx, None])          # residual <- s (in place)
+        square_sum = square_sum + s * s
 
     # Block reduction: warp butterfly, one slot per warp, one barrier, then each half-warp sums the
     # 16 slots (offsets 8, 4, 2, 1 stay inside an aligned half-warp), so every lane holds the total.
@@ -77,11 +70,10 @@ def fused_add_rmsnorm(x: cute.Pointer, residual: cute.Pointer, weight: cute.Poin
     inv = cute.math.rsqrt(total / F32(HIDDEN) + eps)
 
     for k in cutlass.range_constexpr(VEC):
-        n = (rs[k].to(F32) * inv).to(BF16)                # n = bf16(s * rsqrt(ms + eps))
-        ro[k] = (n.to(F32) * rw[k].to(F32)).to(BF16)       # y = bf16(n * weight)
+        ro[k] = ((rs[k] * inv) * rw[k].to(F32)).to(BF16)  # y = bf16((s * rsqrt(ms + eps)) * weight)
     cute.copy(copy128, ro, gy[row, tidx, None])
 
 
 MKB_PLAN = """/* mkb:plan
-launch fused_add_rmsnorm grid(tokens) block(512) args(x, residual, weight, y, f32(eps))
+launch fused_add_rmsnorm grid(batch_size) block(512) args(hidden_states, residual, weight, y, f32(eps))
 */"""

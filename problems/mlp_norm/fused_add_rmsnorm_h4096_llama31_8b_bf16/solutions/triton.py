@@ -1,5 +1,5 @@
 """Fused add + RMSNorm in Triton: one program per row, the whole 4096-wide row held in registers
-between the two passes, rounding points as in reference.md."""
+between the two passes, fp32 throughout and one rounding, as reference.md."""
 import triton
 import triton.language as tl
 
@@ -10,15 +10,12 @@ def fused_add_rmsnorm(x_ptr, residual_ptr, weight_ptr, y_ptr, eps, HIDDEN: tl.co
     columns = tl.arange(0, HIDDEN)
     x = tl.load(x_ptr + row + columns).to(tl.float32)
     residual = tl.load(residual_ptr + row + columns).to(tl.float32)
-    s = (x + residual).to(tl.bfloat16)  # the sum, rounded to bf16, is the new residual
-    tl.store(residual_ptr + row + columns, s)
-    h = s.to(tl.float32)
+    h = x + residual  # fp32, not rounded
     inv = tl.math.rsqrt(tl.sum(h * h, axis=0) / HIDDEN + eps)
-    n = (h * inv).to(tl.bfloat16)
     weight = tl.load(weight_ptr + columns).to(tl.float32)
-    tl.store(y_ptr + row + columns, (n.to(tl.float32) * weight).to(tl.bfloat16))
+    tl.store(y_ptr + row + columns, ((h * inv) * weight).to(tl.bfloat16))
 
 
 MKB_PLAN = """/* mkb:plan
-launch fused_add_rmsnorm grid(tokens) block(512) args(x, residual, weight, y, f32(eps))
+launch fused_add_rmsnorm grid(batch_size) block(512) args(hidden_states, residual, weight, y, f32(eps))
 */"""

@@ -1,22 +1,13 @@
-// Fused q_norm + k_norm: one pass over q and k. One 288-thread block per token covers its 36 head rows
-// (32 of q, then 4 of k) as 576 16-byte pieces, 16 lanes per head row (8 bf16 each); every thread
-// takes two pieces (items t and t + 288, i.e. heads t/16 and t/16 + 18), issues both loads first, and
-// reduces the sum of squares over its 16-lane half-warp with shuffles. Rounding as the eager
-// reference: fp32 statistics, bf16(h * rsqrt(ms + eps)), then bf16(n * w).
+// RMSNorm over rows of 128 bf16 in one pass: each row is one aligned half-warp of 16 lanes, every lane
+// holding 8 contiguous values (one 16-byte load and one 16-byte store). A 256-thread block covers 16
+// rows; the sum of squares is reduced inside the half-warp with shuffles, so there is no shared
+// memory and no barrier. fp32 throughout and one rounding, as reference.md.
 #include <cuda_bf16.h>
 
-constexpr int kQHeads = 32;
-constexpr int kKHeads = 4;
-constexpr int kHeadDim = 128;
-constexpr int kHeads = kQHeads + kKHeads;         // 36 head rows per token
-constexpr int kLanesPerHead = kHeadDim / 8;       // 16 lanes x 8 bf16
-constexpr int kItems = kHeads * kLanesPerHead;    // 576 pieces per token
-constexpr int kThreads = kItems / 2;              // 288 threads, two pieces each
-
-static_assert(kHeadDim % 8 == 0 && kLanesPerHead == 16, "a head row is 16 pieces of 16 bytes");
-static_assert(kItems % 2 == 0 && kThreads % 32 == 0, "whole warps");
-static_assert((kThreads / kLanesPerHead) * kLanesPerHead == kThreads, "item t + kThreads stays head-aligned");
-static_assert((kQHeads * kLanesPerHead) % 32 == 0, "no warp straddles the q/k boundary");
+constexpr int kHidden = 128;
+constexpr int kLanesPerRow = kHidden / 8; // 16
+constexpr int kThreads = 256;
+constexpr int kRowsPerBlock = kThreads / kLanesPerRow; // 16
 
 union pack8 {
   uint4 vector;
@@ -24,61 +15,34 @@ union pack8 {
 };
 
 extern "C" __global__ void __launch_bounds__(kThreads)
-qk_rmsnorm(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
-           const __nv_bfloat16 *__restrict__ q_weight, const __nv_bfloat16 *__restrict__ k_weight,
-           __nv_bfloat16 *__restrict__ q_out, __nv_bfloat16 *__restrict__ k_out, float eps) {
-  const long long token = blockIdx.x;
-  const int part = threadIdx.x % kLanesPerHead; // which 8 columns of the head row
+rmsnorm_h128(const __nv_bfloat16 *__restrict__ hidden_states, const __nv_bfloat16 *__restrict__ weight,
+             __nv_bfloat16 *__restrict__ y, int rows, float eps) {
+  const long long row = (long long)blockIdx.x * kRowsPerBlock + threadIdx.x / kLanesPerRow;
+  const int part = threadIdx.x % kLanesPerRow;
+  // rows is a multiple of 16 here, but a partial last block must still leave its half-warps whole.
+  const bool active = row < rows;
+  const long long offset = row * kHidden + part * 8;
 
-  const __nv_bfloat16 *src[2];
-  __nv_bfloat16 *dst[2];
-  const __nv_bfloat16 *wsrc[2];
+  pack8 xs, ws;
+  xs.vector = active ? *reinterpret_cast<const uint4 *>(hidden_states + offset) : make_uint4(0, 0, 0, 0);
+  ws.vector = *reinterpret_cast<const uint4 *>(weight + part * 8);
+  float h[8];
+  float square_sum = 0.0f;
 #pragma unroll
-  for (int s = 0; s < 2; ++s) {
-    const int head = (threadIdx.x + s * kThreads) / kLanesPerHead; // 0 .. 35
-    if (head < kQHeads) {
-      const long long offset = (token * kQHeads + head) * kHeadDim + part * 8;
-      src[s] = q + offset;
-      dst[s] = q_out + offset;
-      wsrc[s] = q_weight + part * 8;
-    } else {
-      const long long offset = (token * kKHeads + (head - kQHeads)) * kHeadDim + part * 8;
-      src[s] = k + offset;
-      dst[s] = k_out + offset;
-      wsrc[s] = k_weight + part * 8;
-    }
+  for (int e = 0; e < 8; ++e) {
+    h[e] = __bfloat162float(xs.values[e]);
+    square_sum += h[e] * h[e];
   }
-
-  pack8 xs[2], ws[2];
+  // The 16 lanes of a row are an aligned half-warp: xor offsets below 16 stay inside it.
 #pragma unroll
-  for (int s = 0; s < 2; ++s) xs[s].vector = *reinterpret_cast<const uint4 *>(src[s]);
+  for (int o = kLanesPerRow / 2; o > 0; o >>= 1) square_sum += __shfl_xor_sync(0xffffffffu, square_sum, o);
+  const float inv = rsqrtf(square_sum / (float)kHidden + eps);
+  pack8 out;
 #pragma unroll
-  for (int s = 0; s < 2; ++s) ws[s].vector = *reinterpret_cast<const uint4 *>(wsrc[s]);
-
-#pragma unroll
-  for (int s = 0; s < 2; ++s) {
-    float h[8];
-    float square_sum = 0.0f;
-#pragma unroll
-    for (int e = 0; e < 8; ++e) {
-      h[e] = __bfloat162float(xs[s].values[e]);
-      square_sum += h[e] * h[e];
-    }
-    // The 16 lanes of one head row are an aligned half-warp: xor offsets below 16 stay inside it.
-#pragma unroll
-    for (int offset = kLanesPerHead / 2; offset > 0; offset >>= 1)
-      square_sum += __shfl_xor_sync(0xffffffffu, square_sum, offset);
-    const float inv = rsqrtf(square_sum / (float)kHeadDim + eps);
-    pack8 out;
-#pragma unroll
-    for (int e = 0; e < 8; ++e) {
-      const __nv_bfloat16 n = __float2bfloat16_rn(h[e] * inv);
-      out.values[e] = __float2bfloat16_rn(__bfloat162float(ws[s].values[e]) * __bfloat162float(n));
-    }
-    *reinterpret_cast<uint4 *>(dst[s]) = out.vector;
-  }
+  for (int e = 0; e < 8; ++e) out.values[e] = __float2bfloat16_rn((h[e] * inv) * __bfloat162float(ws.values[e]));
+  if (active) *reinterpret_cast<uint4 *>(y + offset) = out.vector;
 }
 
 /* mkb:plan
-launch qk_rmsnorm grid(tokens) block(288) args(q, k, q_weight, k_weight, q_out, k_out, f32(eps))
+launch rmsnorm_h128 grid(ceil_div(batch_size, 16)) block(256) args(hidden_states, weight, y, i32(batch_size), f32(eps))
 */
