@@ -13,11 +13,11 @@ import importlib.util
 import json
 import pathlib
 import shutil
-import subprocess
 import sys
 
-import numpy as np
 import torch
+
+from draw_files import load_float64, write_draw
 
 # The anchor and the reference compute the same float64 semantics in different orders: they must
 # agree to this fraction of the output's largest magnitude.
@@ -26,30 +26,12 @@ TOLERANCE = 1e-9
 CROSSCHECK = "torch_crosscheck.py"
 
 
-def load_tensor(folder, entry):
-    raw = np.fromfile(folder / entry["file"], dtype={
-        "bf16": np.uint16, "fp16": np.float16, "fp32": np.float32, "fp64": np.float64,
-        "int8": np.int8, "uint8": np.uint8, "bool": np.uint8, "int32": np.int32, "int64": np.int64,
-    }[entry["dtype"]])
-    if entry["dtype"] == "bf16":
-        values = torch.from_numpy(raw.astype(np.int32) << 16).view(torch.float32).double()
-    elif entry["dtype"] in ("fp16", "fp32", "fp64"):
-        values = torch.from_numpy(raw).double()
-    else:
-        values = torch.from_numpy(raw.astype(np.int64))
-    return values.reshape(entry["shape"]).cuda()
-
-
 def check_problem(mkb, suite, work, spec_path, seed):
     spec = json.loads(spec_path.read_text())
     folder = work / spec["id"]
-    shutil.rmtree(folder, ignore_errors=True)
-    subprocess.run([mkb, "draw", "--suite", str(suite), "--problem", spec["id"], "--seed", str(seed),
-                    "--out", str(folder)], check=True, stdout=subprocess.DEVNULL)
-    index = json.loads((folder / "index.json").read_text())
-    inputs, anchors = {}, {}
-    for entry in index["tensors"]:
-        (inputs if entry["role"] == "input" else anchors)[entry["name"]] = load_tensor(folder, entry)
+    draw = write_draw(mkb, suite, spec["id"], seed, folder)
+    inputs = {name: load_float64(folder, entry) for name, entry in draw["input"].items()}
+    anchors = {name: load_float64(folder, entry) for name, entry in draw["anchor"].items()}
     module_spec = importlib.util.spec_from_file_location(f"crosscheck_{spec['id']}", spec_path.parent / CROSSCHECK)
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
