@@ -112,6 +112,22 @@ void check_audit(const evaluation_report &r, const problem &p, problem_outcome &
   fmt::print(detail, "    degenerate outputs rejected: {} of {}\n", rejected, a.degenerate.size());
 }
 
+// A problem that takes one of the original benchmark's numbers claims to reproduce it: it must name the
+// original's file (`origin`) and keep the eager computation the original times (eager.py), which
+// .ci/gpu-validate checks against the anchor and times (docs/PROBLEMS.md, "Fidelity to the original").
+void check_origin(const validation_run &run, const problem &p, problem_outcome &out) {
+  if (p.number == 0) return;
+  if (!p.origin) {
+    out.failures.push_back(fmt::format("number {} without an origin naming the original's file", p.number));
+    return;
+  }
+  try {
+    if (!std::filesystem::exists(run.data.problem_folder(p) / "eager.py"))
+      out.failures.push_back("no eager.py, the computation the original times");
+  } catch (const error &) { // the solutions' check has said where it looked
+  }
+}
+
 problem_outcome validate_problem(validation_run &run, const problem &p) {
   session &s = run.s;
   std::FILE *detail = run.detail;
@@ -170,6 +186,7 @@ problem_outcome validate_problem(validation_run &run, const problem &p) {
     out.fraction_of_light = r.fraction_of_light;
     check_audit(r, p, out, detail);
   }
+  check_origin(run, p, out);
   return out;
 }
 

@@ -33,6 +33,27 @@ TEST(ValidateCli, ASuiteFolderMissingASolutionFailsTheProblemNamingTheFile) {
   EXPECT_NE(r.out.find("FAILED: the cuda solution: not found"), std::string::npos) << r.out;
 }
 
+TEST(ValidateCli, AProblemWithAnOriginalsNumberNamesItsOriginAndKeepsEagerPy) {
+  temp_dir suite, io;
+  std::string spec = testing::tiny_spec();
+  spec.insert(spec.rfind('}'), R"(, "number": 28)");
+  testing::write_problem(suite, "test", "tiny", spec);
+  auto r = run_mkb(io, {"suite", "validate", "--compile-only", "--suite", suite.path().string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("number 28 without an origin naming the original's file"), std::string::npos) << r.out;
+
+  spec.insert(spec.rfind('}'), R"(, "origin": { "repository": "YIGE24/MetaKernelBench",
+      "commit": "d90ba286164c2fa8e64afd75db5813002ede2ddd", "path": "problems/mlp_norm/28_x.py" })");
+  testing::write_problem(suite, "test", "tiny", spec);
+  r = run_mkb(io, {"suite", "validate", "--compile-only", "--suite", suite.path().string()});
+  EXPECT_NE(r.out.find("no eager.py, the computation the original times"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("without an origin"), std::string::npos) << r.out;
+
+  write_file_atomic(suite.path() / "test" / "tiny" / "eager.py", "def eager(inputs, symbols, constants): pass\n");
+  r = run_mkb(io, {"suite", "validate", "--compile-only", "--suite", suite.path().string()});
+  EXPECT_EQ(r.out.find("eager.py"), std::string::npos) << r.out;
+}
+
 TEST(ValidateCli, TheBuiltInSuiteTriesOnlyTheFolderTheEnvironmentNames) {
   temp_dir elsewhere, io;
   auto r = run_mkb(io, {"suite", "validate", "--compile-only", "--problem", routing},
