@@ -14,10 +14,12 @@ MKB_ROW_REDUCE(row_mean, float, float, mkb_ops::sum_op, (const float *q), q[(lon
 MKB_MAP(add_scalar, float, (const float *ms, float eps), ms[i] + eps)
 // inv_rms = rsqrt(v)
 MKB_MAP(rsqrt_map, float, (const float *v), rsqrtf(v[i]))
-// normed = x * inv_rms (inv_rms broadcast along the row)
-MKB_MAP(scale_rows, float, (const float *x, const float *inv, long long cols), x[i] * inv[i / cols])
+// normed = x * inv_rms (inv_rms broadcast along the row). The broadcast index is 32-bit, as eager
+// PyTorch indexes a tensor of fewer than 2^31 elements: a 64-bit division per element would make the
+// baseline slower than the eager program it stands for.
+MKB_MAP(scale_rows, float, (const float *x, const float *inv, unsigned cols), x[i] * inv[(unsigned)i / cols])
 // m = normed * w (w broadcast along the columns)
-MKB_MAP(mul_columns, float, (const float *normed, const float *w, long long cols), normed[i] * w[i % cols])
+MKB_MAP(mul_columns, float, (const float *normed, const float *w, unsigned cols), normed[i] * w[(unsigned)i % cols])
 // y = m.to(bf16)
 MKB_MAP(to_bf16, bf16, (const float *m), m[i])
 
@@ -39,8 +41,8 @@ launch square grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(q, x
 launch row_mean grid(batch_size) block(256) args(ms, q, i32(hidden_size))
 launch add_scalar grid(ceil_div(batch_size, 256)) block(256) args(v, ms, f32(eps), i64(batch_size))
 launch rsqrt_map grid(ceil_div(batch_size, 256)) block(256) args(inv, v, i64(batch_size))
-launch scale_rows grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(normed, x, inv, i64(hidden_size), i64(batch_size * hidden_size))
+launch scale_rows grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(normed, x, inv, u32(hidden_size), i64(batch_size * hidden_size))
 launch to_fp32 grid(ceil_div(hidden_size, 256)) block(256) args(w, weight, i64(hidden_size))
-launch mul_columns grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(m, normed, w, i64(hidden_size), i64(batch_size * hidden_size))
+launch mul_columns grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(m, normed, w, u32(hidden_size), i64(batch_size * hidden_size))
 launch to_bf16 grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(y, m, i64(batch_size * hidden_size))
 */
