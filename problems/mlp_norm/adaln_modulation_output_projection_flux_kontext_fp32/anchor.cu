@@ -2,7 +2,7 @@
 // Inputs are read at fp32; the matmuls run on fp64 copies of the operands.
 #include "mkb_ops.cuh"
 
-// LayerNorm (no affine) of one row per block, in double, fused with the modulation:
+// LayerNorm (no affine; biased variance, two-pass) of one row per block, in double, fused with the modulation:
 // out = xn * (1 + scale[b]) + shift[b]; emb rows are [scale | shift], 2 * cols wide.
 extern "C" __global__ void layer_norm_modulate_f64(const float *x, const double *emb, double *out, int cols,
                                                    int tokens, double eps) {
@@ -28,20 +28,20 @@ MKB_MAP(silu_f64, double, (const float *a), mkb_silu(f64(a[i])))
 MKB_MAP(add_bias, double, (const double *a, const float *bias, int cols), a[i] + f64(bias[i % cols]))
 
 /* mkb:plan
-scratch st fp64[batch * dim]
-scratch wn fp64[2 * dim * dim]
-scratch wp fp64[out_channels * dim]
-scratch emb0 fp64[batch * 2 * dim]
-scratch emb fp64[batch * 2 * dim]
-scratch m fp64[batch * tokens * dim]
-scratch y0 fp64[batch * tokens * out_channels]
-launch silu_f64 grid(ceil_div(batch * dim, 256)) block(256) args(st, temb, i64(batch * dim))
-launch to_f64 grid(ceil_div(2 * dim * dim, 256)) block(256) args(wn, norm_weight, i64(2 * dim * dim))
-launch to_f64 grid(ceil_div(out_channels * dim, 256)) block(256) args(wp, proj_weight, i64(out_channels * dim))
-matmul c(emb0) a(st) b(wn) m(batch) n(2 * dim) k(dim) transpose_b
-launch add_bias grid(ceil_div(batch * 2 * dim, 256)) block(256) args(emb, emb0, norm_bias, i32(2 * dim), i64(batch * 2 * dim))
-launch layer_norm_modulate_f64 grid(batch * tokens) block(256) args(x, emb, m, i32(dim), i32(tokens), f64(eps))
-matmul c(y0) a(m) b(wp) m(batch * tokens) n(out_channels) k(dim) transpose_b
-launch add_bias grid(ceil_div(batch * tokens * out_channels, 256)) block(256)
-  args(y, y0, proj_bias, i32(out_channels), i64(batch * tokens * out_channels))
+scratch st fp64[batch_size * inner_dim]
+scratch wn fp64[modulation_dim * inner_dim]
+scratch wp fp64[output_dim * inner_dim]
+scratch emb0 fp64[batch_size * modulation_dim]
+scratch emb fp64[batch_size * modulation_dim]
+scratch m fp64[batch_size * seq_len * inner_dim]
+scratch y0 fp64[batch_size * seq_len * output_dim]
+launch silu_f64 grid(ceil_div(batch_size * inner_dim, 256)) block(256) args(st, temb, i64(batch_size * inner_dim))
+launch to_f64 grid(ceil_div(modulation_dim * inner_dim, 256)) block(256) args(wn, mod_weight, i64(modulation_dim * inner_dim))
+launch to_f64 grid(ceil_div(output_dim * inner_dim, 256)) block(256) args(wp, out_weight, i64(output_dim * inner_dim))
+matmul c(emb0) a(st) b(wn) m(batch_size) n(modulation_dim) k(inner_dim) transpose_b
+launch add_bias grid(ceil_div(batch_size * modulation_dim, 256)) block(256) args(emb, emb0, mod_bias, i32(modulation_dim), i64(batch_size * modulation_dim))
+launch layer_norm_modulate_f64 grid(batch_size * seq_len) block(256) args(hidden_states, emb, m, i32(inner_dim), i32(seq_len), f64(eps))
+matmul c(y0) a(m) b(wp) m(batch_size * seq_len) n(output_dim) k(inner_dim) transpose_b
+launch add_bias grid(ceil_div(batch_size * seq_len * output_dim, 256)) block(256)
+  args(out, y0, out_bias, i32(output_dim), i64(batch_size * seq_len * output_dim))
 */

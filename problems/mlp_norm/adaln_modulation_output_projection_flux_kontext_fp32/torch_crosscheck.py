@@ -2,13 +2,15 @@ import torch
 
 
 def reference(inputs, symbols, constants):
-    """FLUX.1 Kontext norm_out (AdaLayerNormContinuous, no affine) + proj_out, in float64."""
-    dim = symbols["dim"]
-    x = inputs["x"].double()                                    # [B, T, dim]
-    emb = torch.nn.functional.linear(torch.nn.functional.silu(inputs["temb"].double()),
-                                     inputs["norm_weight"].double(), inputs["norm_bias"].double())
-    scale, shift = emb[:, :dim], emb[:, dim:]
-    xn = torch.nn.functional.layer_norm(x, (dim,), eps=constants["eps"])
+    """#39: LayerNorm (no affine), SiLU(temb) -> Linear -> scale/shift modulation, Linear to 64, in float64."""
+    x = inputs["hidden_states"]                                   # [B, S, D]
+    d = symbols["inner_dim"]
+    temb = inputs["temb"]
+    emb = torch.nn.functional.linear(temb * torch.sigmoid(temb), inputs["mod_weight"], inputs["mod_bias"])
+    scale, shift = emb[:, :d], emb[:, d:]
+    mean = x.mean(dim=-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
+    xn = (x - mean) / torch.sqrt(var + constants["eps"])
     m = xn * (1.0 + scale)[:, None, :] + shift[:, None, :]
-    y = torch.nn.functional.linear(m, inputs["proj_weight"].double(), inputs["proj_bias"].double())
-    return {"y": y}
+    out = torch.nn.functional.linear(m, inputs["out_weight"], inputs["out_bias"])
+    return {"out": out}

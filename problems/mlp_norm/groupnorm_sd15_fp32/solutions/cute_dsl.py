@@ -1,58 +1,57 @@
-"""GroupNorm (32 groups, affine) + SiLU, NCHW fp32, in CuTe DSL: two kernels, as solutions/triton.py.
+"""GroupNorm (32 groups, affine) over NCHW fp32 [32, 1280, 8, 8], in CuTe DSL: the algorithm of solutions/cuda.cu.
 
-solutions/cuda.cu splits each (sample, group) over a cluster of 8 CTAs and exchanges the statistics
-through distributed shared memory; here the exchange goes through a small global scratch instead:
-1. channel_moments: one 256-thread block per (sample, channel), a contiguous run of H*W = 4096 floats
-   (four 128-bit loads per thread, coalesced). In float64, as cuda.cu: the block sums the run, then,
-   from the registers, the squared deviations about the channel mean; it writes the channel's sum and
-   sum of squared deviations.
-2. groupnorm_silu: one 256-thread block per (sample, channel) again, last channel first (the tail of x,
-   read last by kernel 1, is still in L2). Every thread combines the 10 channel moments of its group in
-   float64 (Chan's formula: the group mean, and the group's sum of squared deviations exactly as a
-   two-pass over the group), var = m2 / L (biased), rstd = 1 / sqrt(var + eps) in float64, then rounds
-   mean and rstd to fp32 as cuda.cu does, and applies h = (x - mean) * rstd * w[c] + b[c],
-   y = h / (1 + expf(-h)) in fp32 (libdevice expf and IEEE division, as cuda.cu's silu)."""
+One 128-thread CTA per (sample, group): a contiguous run of 40 x 8 x 8 = 2560 floats, five 128-bit
+pieces per thread held in registers (piece k of thread t is floats (k * 128 + t) * 4 .. + 3 of the
+run). Statistics in float64, two-pass (the mean, then the sum of squared deviations: biased
+variance), each through a warp shuffle and a shared-memory pass over the 4 warps that every thread
+reads, so all threads hold the same totals. Then the baseline's rounding points in fp32:
+d = x - mean, s = sqrt(var + eps) (the fp32 sum's square root taken in float64 and rounded once,
+which is the correctly rounded fp32 square root), xn = d / s (IEEE division), y = xn * w[c] + b[c]."""
 import cutlass
 import cutlass.cute as cute
 
-BATCH = 16
-CHANNELS = 320
+BATCH = 32
+CHANNELS = 1280
 GROUPS = 32
-HW = 64 * 64
-CPG = CHANNELS // GROUPS          # 10 channels per group
-GROUP_LEN = CPG * HW              # 40960
-NC = BATCH * CHANNELS             # 5120 (sample, channel) runs
-THREADS = 256
+HW = 8 * 8
+CPG = CHANNELS // GROUPS          # 40 channels per group
+GROUP_LEN = CPG * HW              # 2560
+ROWS = BATCH * GROUPS             # 1024 (sample, group) runs
+THREADS = 128
 WARPS = THREADS // 32
 VEC = 4                           # floats per 128-bit piece
-PIECES = HW // (VEC * THREADS)    # 4 pieces per thread
+PIECES = GROUP_LEN // (VEC * THREADS)  # 5 pieces per thread
 
-assert HW % (VEC * THREADS) == 0
+assert GROUP_LEN % (VEC * THREADS) == 0
+assert HW % VEC == 0              # a piece never straddles two channels
 
 
 def _run_layout():
-    # (run, piece k, thread, element): thread t's k-th piece is floats (k * 256 + t) * 4 .. + 3 of the run.
-    return cute.make_layout((NC, PIECES, THREADS, VEC), stride=(HW, THREADS * VEC, VEC, 1))
+    # (run, piece k, thread, element)
+    return cute.make_layout((ROWS, PIECES, THREADS, VEC), stride=(GROUP_LEN, THREADS * VEC, VEC, 1))
 
 
 @cute.kernel
-def channel_moments(x: cute.Pointer, csum: cute.Pointer, cm2: cute.Pointer):
+def groupnorm_affine(x: cute.Pointer, weight: cute.Pointer, bias: cute.Pointer, y: cute.Pointer,
+                     eps: cutlass.Float32):
     tidx = cute.arch.thread_idx()[0]
-    nc = cute.arch.block_idx()[0]
+    row = cute.arch.block_idx()[0]
     lane = cute.arch.lane_idx()
     warp = cute.arch.warp_idx()
+    g = row % GROUPS
     gx = cute.make_tensor(x, _run_layout())
-    gsum = cute.make_tensor(csum, cute.make_layout(NC))
-    gm2 = cute.make_tensor(cm2, cute.make_layout(NC))
+    gy = cute.make_tensor(y, _run_layout())
+    gw = cute.make_tensor(weight, cute.make_layout(CHANNELS))
+    gb = cute.make_tensor(bias, cute.make_layout(CHANNELS))
     part_sum = cute.make_tensor(cute.arch.alloc_smem(cutlass.Float64, WARPS), cute.make_layout(WARPS))
     part_m2 = cute.make_tensor(cute.arch.alloc_smem(cutlass.Float64, WARPS), cute.make_layout(WARPS))
 
     copy128 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), cutlass.Float32, num_bits_per_copy=128)
     rv = cute.make_rmem_tensor((VEC, PIECES), cutlass.Float32)  # column-major: [None, k] contiguous
     for k in cutlass.range_constexpr(PIECES):
-        cute.copy(copy128, gx[nc, k, tidx, None], rv[None, k])
+        cute.copy(copy128, gx[row, k, tidx, None], rv[None, k])
 
-    # Pass 1: the run's sum, in float64.
+    # Pass 1: the run's sum and mean, in float64.
     s = cutlass.Float64(0.0)
     for k in cutlass.range_constexpr(PIECES):
         s = s + ((rv[0, k].to(cutlass.Float64) + rv[1, k].to(cutlass.Float64)) +
@@ -64,9 +63,9 @@ def channel_moments(x: cute.Pointer, csum: cute.Pointer, cm2: cute.Pointer):
     total = cutlass.Float64(0.0)
     for w in cutlass.range_constexpr(WARPS):
         total = total + part_sum[w]   # every thread, same order: the same total everywhere
-    mean = total / cutlass.Float64(HW)
+    mean = total / cutlass.Float64(GROUP_LEN)
 
-    # Pass 2: squared deviations about the channel mean, from the registers.
+    # Pass 2: squared deviations about the mean, from the registers.
     m2 = cutlass.Float64(0.0)
     for k in cutlass.range_constexpr(PIECES):
         a = rv[0, k].to(cutlass.Float64) - mean
@@ -78,66 +77,25 @@ def channel_moments(x: cute.Pointer, csum: cute.Pointer, cm2: cute.Pointer):
     if lane == 0:
         part_m2[warp] = m2
     cute.arch.sync_threads()
-    if tidx == 0:
-        total_m2 = cutlass.Float64(0.0)
-        for w in cutlass.range_constexpr(WARPS):
-            total_m2 = total_m2 + part_m2[w]
-        gsum[nc] = total
-        gm2[nc] = total_m2
-
-
-@cute.kernel
-def groupnorm_silu(x: cute.Pointer, weight: cute.Pointer, bias: cute.Pointer, csum: cute.Pointer,
-                   cm2: cute.Pointer, y: cute.Pointer, eps: cutlass.Float32):
-    tidx = cute.arch.thread_idx()[0]
-    nc = (NC - 1) - cute.arch.block_idx()[0]   # (sample, channel), last first
-    first = (nc // CPG) * CPG                  # first (sample, channel) of the group
-    c = nc % CHANNELS
-    gx = cute.make_tensor(x, _run_layout())
-    gy = cute.make_tensor(y, _run_layout())
-    gw = cute.make_tensor(weight, cute.make_layout(CHANNELS))
-    gb = cute.make_tensor(bias, cute.make_layout(CHANNELS))
-    gsum = cute.make_tensor(csum, cute.make_layout(NC))
-    gm2 = cute.make_tensor(cm2, cute.make_layout(NC))
-
-    copy128 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), cutlass.Float32, num_bits_per_copy=128)
-    rv = cute.make_rmem_tensor((VEC, PIECES), cutlass.Float32)  # column-major: [None, k] contiguous
-    for k in cutlass.range_constexpr(PIECES):
-        cute.copy(copy128, gx[nc, k, tidx, None], rv[None, k])
-
-    # Group statistics from the 10 channel moments (float64, Chan's formula).
-    rs = cute.make_rmem_tensor((CPG,), cutlass.Float64)
-    rm = cute.make_rmem_tensor((CPG,), cutlass.Float64)
-    for j in cutlass.range_constexpr(CPG):
-        rs[j] = gsum[first + j]
-        rm[j] = gm2[first + j]
-    total = cutlass.Float64(0.0)
-    for j in cutlass.range_constexpr(CPG):
-        total = total + rs[j]
-    mean = total / cutlass.Float64(GROUP_LEN)
-    m2 = cutlass.Float64(0.0)
-    for j in cutlass.range_constexpr(CPG):
-        dm = rs[j] / cutlass.Float64(HW) - mean
-        m2 = m2 + (rm[j] + cutlass.Float64(HW) * (dm * dm))
-    var = m2 / cutlass.Float64(GROUP_LEN)
-    rstd = cutlass.Float64(1.0) / cute.math.sqrt(var + eps.to(cutlass.Float64))
+    total_m2 = cutlass.Float64(0.0)
+    for w in cutlass.range_constexpr(WARPS):
+        total_m2 = total_m2 + part_m2[w]
+    var_f = (total_m2 / cutlass.Float64(GROUP_LEN)).to(cutlass.Float32)
     mean_f = mean.to(cutlass.Float32)
-    rstd_f = rstd.to(cutlass.Float32)
+    std_f = cute.math.sqrt((var_f + eps).to(cutlass.Float64)).to(cutlass.Float32)
 
-    w = gw[c]
-    b = gb[c]
     ro = cute.make_rmem_tensor((VEC, PIECES), cutlass.Float32)  # column-major: [None, k] contiguous
     for k in cutlass.range_constexpr(PIECES):
+        ch = g * CPG + ((k * THREADS + tidx) * VEC) // HW      # channel of the whole piece
+        wk = gw[ch]
+        bk = gb[ch]
         for e in cutlass.range_constexpr(VEC):
-            h = (rv[e, k] - mean_f) * rstd_f * w + b
-            ro[e, k] = h / (cutlass.Float32(1.0) + cute.math.exp(-h))
+            xn = (rv[e, k] - mean_f) / std_f
+            ro[e, k] = xn * wk + bk
     for k in cutlass.range_constexpr(PIECES):
-        cute.copy(copy128, ro[None, k], gy[nc, k, tidx, None])
+        cute.copy(copy128, ro[None, k], gy[row, k, tidx, None])
 
 
 MKB_PLAN = """/* mkb:plan
-scratch csum fp64[batch * channels]
-scratch cm2 fp64[batch * channels]
-launch channel_moments grid(batch * channels) block(256) args(x, csum, cm2)
-launch groupnorm_silu grid(batch * channels) block(256) args(x, weight, bias, csum, cm2, y, f32(eps))
+launch groupnorm_affine grid(batch_size * num_groups) block(128) args(x, weight, bias, y, f32(eps))
 */"""

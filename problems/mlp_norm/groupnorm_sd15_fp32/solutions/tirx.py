@@ -1,62 +1,59 @@
-"""GroupNorm (32 groups, affine) + SiLU, NCHW fp32, in TIRx: two kernels, as solutions/triton.py.
+"""GroupNorm (32 groups, affine) over NCHW fp32 [32, 1280, 8, 8], in TIRx: the algorithm of solutions/cuda.cu.
 
-solutions/cuda.cu keeps a (sample, group) run of 40960 floats in the registers of an 8-CTA cluster and
-exchanges the statistics through distributed shared memory; here the exchange goes through a small
-global scratch instead:
-1. channel_moments: one 256-thread CTA per (sample, channel), a contiguous run of H*W = 4096 floats (four
-   float4 per thread). In float64 it writes the channel's sum and its sum of squared deviations about the
-   channel mean (a two-pass over registers, as cuda.cu's passes are), each through a CTA reduction.
-2. groupnorm_silu: one 256-thread CTA per (sample, channel) again. Every thread combines the 10 channel
-   moments of its group (Chan's formula, float64: the mean, and the biased variance exactly as a two-pass
-   over the group), rounds mean and rstd = 1/sqrt(var + eps) to fp32 as cuda.cu does, then applies
-   h = (x - mean) * rstd * w[c] + b[c] and y = h / (1 + expf(-h)) in fp32 (accurate expf, IEEE division,
-   as cuda.cu compiles). CTAs take the channels last first, so the tail of x, which kernel 1 read last, is
-   still in L2.
+One 128-thread CTA per (sample, group): a contiguous run of 40 x 8 x 8 = 2560 floats, five float4 per
+thread held in registers. Statistics in float64, two-pass (the mean, then the sum of squared deviations
+about it: biased variance), each through a CTA reduction. Then the baseline's rounding points in fp32:
+d = x - mean, s = sqrt(var + eps) (the fp32 sum's square root taken in float64 and rounded once, which
+is the correctly rounded fp32 square root), xn = d / s (IEEE division, as NVRTC compiles by default),
+y = xn * w[c] + b[c].
 
 The buffers are named a_.. so that TVM's by-name order of the kernel parameters is the plan's order."""
 from tvm.script import tirx as T
 
-BATCH = 16
-CHANNELS = 320
+BATCH = 32
+CHANNELS = 1280
 GROUPS = 32
-HW = 64 * 64
-CPG = CHANNELS // GROUPS          # 10 channels per group
-GROUP_LEN = CPG * HW              # 40960 floats per (sample, group)
-PLANES = BATCH * CHANNELS         # 5120 (sample, channel) planes
-THREADS = 256
-VECS = HW // 4 // THREADS         # 4 float4 per thread
+HW = 8 * 8
+CPG = CHANNELS // GROUPS          # 40 channels per group
+GROUP_LEN = CPG * HW              # 2560 floats per (sample, group)
+ROWS = BATCH * GROUPS             # 1024 runs
+THREADS = 128
+VECS = GROUP_LEN // 4 // THREADS  # 5 float4 per thread
 
-assert VECS * 4 * THREADS == HW
+assert VECS * 4 * THREADS == GROUP_LEN
+assert HW % 4 == 0                # a float4 never straddles two channels
 
 
 @T.prim_func
-def channel_moments(x_ptr: T.handle, csum_ptr: T.handle, cm2_ptr: T.handle):
-    a_x = T.match_buffer(x_ptr, (PLANES * HW,), "float32")
-    b_csum = T.match_buffer(csum_ptr, (PLANES,), "float64")
-    c_cm2 = T.match_buffer(cm2_ptr, (PLANES,), "float64")
+def groupnorm_affine(x_ptr: T.handle, weight_ptr: T.handle, bias_ptr: T.handle, y_ptr: T.handle,
+                     eps: T.float32):
+    a_x = T.match_buffer(x_ptr, (ROWS * GROUP_LEN,), "float32")
+    b_weight = T.match_buffer(weight_ptr, (CHANNELS,), "float32")
+    c_bias = T.match_buffer(bias_ptr, (CHANNELS,), "float32")
+    d_y = T.match_buffer(y_ptr, (ROWS * GROUP_LEN,), "float32")
     T.device_entry()
-    bx = T.cta_id([PLANES])
+    bx = T.cta_id([ROWS])
     tx = T.thread_id([THREADS])
     v = T.alloc_buffer((VECS * 4,), "float32", scope="local")
+    out = T.alloc_buffer((VECS * 4,), "float32", scope="local")
     acc = T.alloc_buffer((1,), "float64", scope="local")
     mean = T.alloc_buffer((1,), "float64", scope="local")
+    stats = T.alloc_buffer((4,), "float32", scope="local")  # mean, std, weight, bias
     sum_parts = T.alloc_buffer((THREADS // 32,), "float64", scope="shared")
     m2_parts = T.alloc_buffer((THREADS // 32,), "float64", scope="shared")
     # (indices are written out in full: a named index becomes a local variable and defeats vectorization)
     for k in T.unroll(VECS):
         for e in T.vectorized(4):
-            v[k * 4 + e] = a_x[bx * HW + k * (THREADS * 4) + tx * 4 + e]
-    # Pass 1: the channel's sum (float64), then its mean.
+            v[k * 4 + e] = a_x[bx * GROUP_LEN + k * (THREADS * 4) + tx * 4 + e]
+    # Pass 1: the run's sum (float64), then its mean.
     acc[0] = T.float64(0)
     for k in T.unroll(VECS):
         acc[0] = acc[0] + ((T.Cast("float64", v[k * 4]) + T.Cast("float64", v[k * 4 + 1]))
                            + (T.Cast("float64", v[k * 4 + 2]) + T.Cast("float64", v[k * 4 + 3])))
     # (two reductions, two scratch arrays: the second may start before every thread has read the first)
     acc[0] = T.cuda.cta_sum(acc[0], THREADS // 32, sum_parts.data)
-    mean[0] = acc[0] / T.float64(HW)
-    if tx == 0:
-        b_csum[bx] = acc[0]
-    # Pass 2: the sum of squared deviations about the channel mean (registers, no second read).
+    mean[0] = acc[0] / T.float64(GROUP_LEN)
+    # Pass 2: the sum of squared deviations about the mean (registers, no second read).
     acc[0] = T.float64(0)
     for k in T.unroll(VECS):
         acc[0] = acc[0] + (((T.Cast("float64", v[k * 4]) - mean[0]) * (T.Cast("float64", v[k * 4]) - mean[0])
@@ -64,63 +61,18 @@ def channel_moments(x_ptr: T.handle, csum_ptr: T.handle, cm2_ptr: T.handle):
                            + ((T.Cast("float64", v[k * 4 + 2]) - mean[0]) * (T.Cast("float64", v[k * 4 + 2]) - mean[0])
                               + (T.Cast("float64", v[k * 4 + 3]) - mean[0]) * (T.Cast("float64", v[k * 4 + 3]) - mean[0])))
     acc[0] = T.cuda.cta_sum(acc[0], THREADS // 32, m2_parts.data)
-    if tx == 0:
-        c_cm2[bx] = acc[0]
-
-
-@T.prim_func
-def groupnorm_silu(x_ptr: T.handle, weight_ptr: T.handle, bias_ptr: T.handle, csum_ptr: T.handle,
-                   cm2_ptr: T.handle, y_ptr: T.handle, eps: T.float32):
-    a_x = T.match_buffer(x_ptr, (PLANES * HW,), "float32")
-    b_weight = T.match_buffer(weight_ptr, (CHANNELS,), "float32")
-    c_bias = T.match_buffer(bias_ptr, (CHANNELS,), "float32")
-    d_csum = T.match_buffer(csum_ptr, (PLANES,), "float64")
-    e_cm2 = T.match_buffer(cm2_ptr, (PLANES,), "float64")
-    f_y = T.match_buffer(y_ptr, (PLANES * HW,), "float32")
-    T.device_entry()
-    bx = T.cta_id([PLANES])
-    tx = T.thread_id([THREADS])
-    v = T.alloc_buffer((VECS * 4,), "float32", scope="local")
-    out = T.alloc_buffer((VECS * 4,), "float32", scope="local")
-    total = T.alloc_buffer((1,), "float64", scope="local")
-    mean = T.alloc_buffer((1,), "float64", scope="local")
-    m2 = T.alloc_buffer((1,), "float64", scope="local")
-    stats = T.alloc_buffer((4,), "float32", scope="local")  # mean, rstd, weight, bias
-    h = T.alloc_buffer((1,), "float32", scope="local")
-    # This CTA's plane is PLANES - 1 - bx (last first). PLANES is a multiple of 10 and of 320, so the plane's
-    # group is PLANES / 10 - 1 - bx // 10 and its channel CHANNELS - 1 - bx % CHANNELS. (Written so on
-    # purpose: TVM 0.27 lowers a buffer index (c - bx) // 10 or (c - bx) % 320 to wrong C code.)
-    for k in T.unroll(VECS):
-        for e in T.vectorized(4):
-            v[k * 4 + e] = a_x[(PLANES - 1 - bx) * HW + k * (THREADS * 4) + tx * 4 + e]
-    total[0] = T.float64(0)
-    for j in T.unroll(CPG):
-        total[0] = total[0] + d_csum[(PLANES // CPG - 1 - bx // CPG) * CPG + j]
-    # mean = sum / L; m2 = sum_j (cm2_j + HW * (csum_j / HW - mean)^2): the group's two-pass sum of squares
-    # (csum_j / HW is written csum_j * (1 / HW): exact, HW is a power of two)
-    mean[0] = total[0] / T.float64(GROUP_LEN)
-    m2[0] = T.float64(0)
-    for j in T.unroll(CPG):
-        m2[0] = m2[0] + (e_cm2[(PLANES // CPG - 1 - bx // CPG) * CPG + j]
-                         + T.float64(HW) * ((d_csum[(PLANES // CPG - 1 - bx // CPG) * CPG + j] * T.float64(1.0 / HW)
-                                             - mean[0])
-                                            * (d_csum[(PLANES // CPG - 1 - bx // CPG) * CPG + j] * T.float64(1.0 / HW)
-                                               - mean[0])))
     stats[0] = T.Cast("float32", mean[0])
-    stats[1] = T.Cast("float32", T.float64(1) / T.sqrt(m2[0] / T.float64(GROUP_LEN) + T.Cast("float64", eps)))
-    stats[2] = b_weight[CHANNELS - 1 - bx % CHANNELS]
-    stats[3] = c_bias[CHANNELS - 1 - bx % CHANNELS]
-    for k in T.unroll(VECS * 4):
-        h[0] = (v[k] - stats[0]) * stats[1] * stats[2] + stats[3]
-        out[k] = h[0] / (T.float32(1) + T.call_pure_extern("float32", "expf", T.float32(0) - h[0]))
+    stats[1] = T.Cast("float32", T.sqrt(T.Cast("float64", T.Cast("float32", acc[0] / T.float64(GROUP_LEN)) + eps)))
+    for k in T.unroll(VECS):
+        stats[2] = b_weight[(bx % GROUPS) * CPG + (k * (THREADS * 4) + tx * 4) // HW]
+        stats[3] = c_bias[(bx % GROUPS) * CPG + (k * (THREADS * 4) + tx * 4) // HW]
+        for e in T.unroll(4):
+            out[k * 4 + e] = (v[k * 4 + e] - stats[0]) / stats[1] * stats[2] + stats[3]
     for k in T.unroll(VECS):
         for e in T.vectorized(4):
-            f_y[(PLANES - 1 - bx) * HW + k * (THREADS * 4) + tx * 4 + e] = out[k * 4 + e]
+            d_y[bx * GROUP_LEN + k * (THREADS * 4) + tx * 4 + e] = out[k * 4 + e]
 
 
 MKB_PLAN = """/* mkb:plan
-scratch csum fp64[batch * channels]
-scratch cm2 fp64[batch * channels]
-launch channel_moments grid(batch * channels) block(256) args(x, csum, cm2)
-launch groupnorm_silu grid(batch * channels) block(256) args(x, weight, bias, csum, cm2, y, f32(eps))
+launch groupnorm_affine grid(batch_size * num_groups) block(128) args(x, weight, bias, y, f32(eps))
 */"""

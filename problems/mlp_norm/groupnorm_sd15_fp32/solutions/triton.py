@@ -1,65 +1,42 @@
-"""GroupNorm (32 groups, affine) + SiLU, NCHW fp32, in Triton: two kernels.
+"""GroupNorm (32 groups, affine) over NCHW fp32 [32, 1280, 8, 8], in Triton: one program per (sample, group).
 
-Triton has no thread block clusters, so the cuda solution's cluster exchange of statistics goes
-through a small global scratch instead:
-1. channel_moments: one program per (sample, channel), a contiguous run of H*W = 4096 floats. In
-   float64 it writes the channel's sum and its sum of squared deviations about the channel mean.
-2. groupnorm_silu: one program per (sample, channel) again. It combines the 10 channel moments of
-   its group (Chan's formula, float64: mean, biased variance exactly as a two-pass over the group),
-   rounds mean and rstd = 1/sqrt(var + eps) to fp32 as cuda.cu does, then applies
-   h = (x - mean) * rstd * w[c] + b[c] and y = h / (1 + exp(-h)) in fp32 (accurate libdevice expf, IEEE division).
-   Programs run in reverse order so the tail of x, which kernel 1 read last, is still in L2.
+A (sample, group) run is 40 channels x 64 floats, contiguous; it is loaded once as a [64, 64] tile
+(channel rows 40..63 masked off). Statistics in float64, two-pass (mean, then the sum of squared
+deviations: biased variance), rounded once to fp32. Then the baseline's rounding points:
+d = x - mean, s = sqrt_rn(var + eps), xn = div_rn(d, s), y = xn * w[c] + b[c] (Triton may contract
+the last two into one fused multiply-add: at most half an ulp of y, far inside the allowance).
 """
 import triton
 import triton.language as tl
-from triton.language.extra import libdevice
 
 
 @triton.jit
-def channel_moments(x_ptr, csum_ptr, cm2_ptr, HW: tl.constexpr = 4096):
-    nc = tl.program_id(0)
-    offs = tl.arange(0, HW)
-    v = tl.load(x_ptr + nc.to(tl.int64) * HW + offs).to(tl.float64)
-    s = tl.sum(v, axis=0)
-    m = s / HW
-    d = v - m
-    m2 = tl.sum(d * d, axis=0)
-    tl.store(csum_ptr + nc, s)
-    tl.store(cm2_ptr + nc, m2)
+def groupnorm_affine(x_ptr, weight_ptr, bias_ptr, y_ptr, eps,
+                     GROUPS: tl.constexpr = 32, CPG: tl.constexpr = 40, CPG_POW2: tl.constexpr = 64,
+                     HW: tl.constexpr = 64):
+    row = tl.program_id(0)               # n * GROUPS + g
+    g = row % GROUPS
+    ci = tl.arange(0, CPG_POW2)
+    hw = tl.arange(0, HW)
+    valid = ci < CPG
+    mask = valid[:, None] & (hw[None, :] < HW)
+    offs = row.to(tl.int64) * (CPG * HW) + ci[:, None] * HW + hw[None, :]
+    v = tl.load(x_ptr + offs, mask=mask, other=0.0)
 
-
-@triton.jit
-def groupnorm_silu(x_ptr, weight_ptr, bias_ptr, csum_ptr, cm2_ptr, y_ptr, eps,
-                   HW: tl.constexpr = 4096, CHANNELS: tl.constexpr = 320, CPG: tl.constexpr = 10,
-                   CPG_POW2: tl.constexpr = 16):
-    nc = tl.num_programs(0) - 1 - tl.program_id(0)  # (sample, channel), last first
-    first = (nc // CPG) * CPG                         # first (sample, channel) of the group
-    c = nc % CHANNELS
-    j = tl.arange(0, CPG_POW2)
-    valid = j < CPG
-    csum = tl.load(csum_ptr + first + j, mask=valid, other=0.0)
-    cm2 = tl.load(cm2_ptr + first + j, mask=valid, other=0.0)
-    group_len = CPG * HW
-    mean = tl.sum(csum, axis=0) / group_len
-    dm = csum / HW - mean
-    m2 = tl.sum(tl.where(valid, cm2 + HW * (dm * dm), 0.0), axis=0)
-    var = m2 / group_len
-    rstd = 1.0 / tl.sqrt(var + eps.to(tl.float64))
+    vd = v.to(tl.float64)
+    mean = tl.sum(tl.sum(vd, axis=1), axis=0) / (CPG * HW)
+    dev = tl.where(mask, vd - mean, 0.0)
+    var = tl.sum(tl.sum(dev * dev, axis=1), axis=0) / (CPG * HW)
     mean_f = mean.to(tl.float32)
-    rstd_f = rstd.to(tl.float32)
+    std_f = tl.sqrt_rn(var.to(tl.float32) + eps)
 
-    w = tl.load(weight_ptr + c)
-    b = tl.load(bias_ptr + c)
-    offs = nc.to(tl.int64) * HW + tl.arange(0, HW)
-    v = tl.load(x_ptr + offs)
-    h = (v - mean_f) * rstd_f * w + b
-    y = tl.math.div_rn(h, 1.0 + libdevice.exp(-h))  # IEEE division, as expf-based silu in cuda.cu
-    tl.store(y_ptr + offs, y)
+    w = tl.load(weight_ptr + g * CPG + ci, mask=valid, other=0.0)
+    b = tl.load(bias_ptr + g * CPG + ci, mask=valid, other=0.0)
+    xn = tl.math.div_rn(v - mean_f, std_f)
+    y = xn * w[:, None] + b[:, None]
+    tl.store(y_ptr + offs, y, mask=mask)
 
 
 MKB_PLAN = """/* mkb:plan
-scratch csum fp64[batch * channels]
-scratch cm2 fp64[batch * channels]
-launch channel_moments grid(batch * channels) block(256) args(x, csum, cm2)
-launch groupnorm_silu grid(batch * channels) block(256) args(x, weight, bias, csum, cm2, y, f32(eps))
+launch groupnorm_affine grid(batch_size * num_groups) block(128) args(x, weight, bias, y, f32(eps))
 */"""
