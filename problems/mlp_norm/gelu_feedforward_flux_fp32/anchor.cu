@@ -10,17 +10,19 @@ MKB_MAP(bias_gelu_tanh, double, (const double *p, const float *bias, int cols),
 MKB_MAP(add_bias, double, (const double *q, const float *bias, int cols), q[i] + f64(bias[i % cols]))
 
 /* mkb:plan
-scratch x64 fp64[tokens * hidden]
-scratch w1_64 fp64[ffn * hidden]
-scratch w2_64 fp64[hidden * ffn]
-scratch p fp64[tokens * ffn]
-scratch a fp64[tokens * ffn]
-scratch q fp64[tokens * hidden]
-launch widen grid(ceil_div(tokens * hidden, 256)) block(256) args(x64, x, i64(tokens * hidden))
-launch widen grid(ceil_div(ffn * hidden, 256)) block(256) args(w1_64, w1, i64(ffn * hidden))
-launch widen grid(ceil_div(hidden * ffn, 256)) block(256) args(w2_64, w2, i64(hidden * ffn))
-matmul c(p) a(x64) b(w1_64) m(tokens) n(ffn) k(hidden) transpose_b
-launch bias_gelu_tanh grid(ceil_div(tokens * ffn, 256)) block(256) args(a, p, b1, i32(ffn), i64(tokens * ffn))
-matmul c(q) a(a) b(w2_64) m(tokens) n(hidden) k(ffn) transpose_b
-launch add_bias grid(ceil_div(tokens * hidden, 256)) block(256) args(y, q, b2, i32(hidden), i64(tokens * hidden))
+scratch x64 fp64[batch_size * seq_len * hidden_dim]
+scratch w1_64 fp64[mlp_hidden_dim * hidden_dim]
+scratch w2_64 fp64[hidden_dim * mlp_hidden_dim]
+scratch p fp64[batch_size * seq_len * mlp_hidden_dim]
+scratch a fp64[batch_size * seq_len * mlp_hidden_dim]
+scratch q fp64[batch_size * seq_len * hidden_dim]
+launch widen grid(ceil_div(batch_size * seq_len * hidden_dim, 256)) block(256) args(x64, x, i64(batch_size * seq_len * hidden_dim))
+launch widen grid(ceil_div(mlp_hidden_dim * hidden_dim, 256)) block(256) args(w1_64, w1, i64(mlp_hidden_dim * hidden_dim))
+launch widen grid(ceil_div(hidden_dim * mlp_hidden_dim, 256)) block(256) args(w2_64, w2, i64(hidden_dim * mlp_hidden_dim))
+matmul c(p) a(x64) b(w1_64) m(batch_size * seq_len) n(mlp_hidden_dim) k(hidden_dim) transpose_b
+launch bias_gelu_tanh grid(ceil_div(batch_size * seq_len * mlp_hidden_dim, 256)) block(256)
+  args(a, p, b1, i32(mlp_hidden_dim), i64(batch_size * seq_len * mlp_hidden_dim))
+matmul c(q) a(a) b(w2_64) m(batch_size * seq_len) n(hidden_dim) k(mlp_hidden_dim) transpose_b
+launch add_bias grid(ceil_div(batch_size * seq_len * hidden_dim, 256)) block(256)
+  args(y, q, b2, i32(hidden_dim), i64(batch_size * seq_len * hidden_dim))
 */

@@ -3,8 +3,8 @@ import torch.nn.functional as F
 
 
 def reference(inputs, symbols, constants):
-    """FLUX.1 FeedForward in float64: y = linear(gelu_tanh(linear(x, w1, b1)), w2, b2)."""
-    x = inputs["x"].to(torch.float64)
+    """Original #29 (FLUX feed-forward) in float64: y = linear(gelu_tanh(linear(x, w1, b1)), w2, b2)."""
+    x = inputs["x"].to(torch.float64)  # [batch_size, seq_len, hidden_dim]
     w1 = inputs["w1"].to(torch.float64)
     b1 = inputs["b1"].to(torch.float64)
     w2 = inputs["w2"].to(torch.float64)

@@ -1,23 +1,6 @@
 // The float64 anchor: the same semantics with every intermediate in double and no rounding points.
-// Inputs are read at fp32; the matmuls run on fp64 copies of the weights.
+// Inputs are read at fp32; the matmuls run on fp64 copies of x and the weights.
 #include "mkb_ops.cuh"
-
-// LayerNorm of one row per block, in double (no single MKB block does statistics and output together).
-extern "C" __global__ void layer_norm_rows_f64(const float *x, const float *w, const float *b, double *y, int cols,
-                                               double eps) {
-  const long long base = (long long)blockIdx.x * cols;
-  double s = 0.0;
-  for (int c = threadIdx.x; c < cols; c += blockDim.x) s += f64(x[base + c]);
-  const double mean = mkb_ops::block_reduce<mkb_ops::sum_op>(s) / cols;
-  double q = 0.0;
-  for (int c = threadIdx.x; c < cols; c += blockDim.x) {
-    const double d = f64(x[base + c]) - mean;
-    q += d * d;
-  }
-  const double rstd = 1.0 / sqrt(mkb_ops::block_reduce<mkb_ops::sum_op>(q) / cols + eps);
-  for (int c = threadIdx.x; c < cols; c += blockDim.x)
-    y[base + c] = (f64(x[base + c]) - mean) * rstd * f64(w[c]) + f64(b[c]);
-}
 
 MKB_MAP(to_f64, double, (const float *a), f64(a[i]))
 // h = gelu(a + b1)
@@ -38,26 +21,26 @@ MKB_MAP(grn_apply, double,
 MKB_MAP(add_bias, double, (const double *a, const float *bias, int cols), a[i] + f64(bias[i % cols]))
 
 /* mkb:plan
-scratch xn fp64[batch * height * width * dim]
-scratch w1d fp64[hidden * dim]
-scratch w2d fp64[dim * hidden]
-scratch a fp64[batch * height * width * hidden]
-scratch h fp64[batch * height * width * hidden]
-scratch gx fp64[batch * hidden]
-scratch gd fp64[batch]
-scratch y0 fp64[batch * height * width * dim]
-launch layer_norm_rows_f64 grid(batch * height * width) block(256)
-  args(x, ln_weight, ln_bias, xn, i32(dim), f64(ln_eps))
-launch to_f64 grid(ceil_div(hidden * dim, 256)) block(256) args(w1d, w1, i64(hidden * dim))
-launch to_f64 grid(ceil_div(dim * hidden, 256)) block(256) args(w2d, w2, i64(dim * hidden))
-matmul c(a) a(xn) b(w1d) m(batch * height * width) n(hidden) k(dim) transpose_b
-launch bias_gelu grid(ceil_div(batch * height * width * hidden, 256)) block(256)
-  args(h, a, b1, i32(hidden), i64(batch * height * width * hidden))
-launch spatial_l2_norm grid(ceil_div(hidden, 32), batch) block(32, 8) args(gx, h, i32(height * width), i32(hidden))
-launch channel_mean_eps grid(batch) block(256) args(gd, gx, f64(grn_eps), i32(hidden))
-launch grn_apply grid(ceil_div(batch * height * width * hidden, 256)) block(256)
-  args(a, h, gx, gd, grn_gamma, grn_beta, i64(height * width * hidden), i32(hidden), i64(batch * height * width * hidden))
-matmul c(y0) a(a) b(w2d) m(batch * height * width) n(dim) k(hidden) transpose_b
-launch add_bias grid(ceil_div(batch * height * width * dim, 256)) block(256)
-  args(y, y0, b2, i32(dim), i64(batch * height * width * dim))
+scratch xd fp64[batch_size * height * width * dim]
+scratch w1d fp64[hidden_dim * dim]
+scratch w2d fp64[dim * hidden_dim]
+scratch a fp64[batch_size * height * width * hidden_dim]
+scratch h fp64[batch_size * height * width * hidden_dim]
+scratch gx fp64[batch_size * hidden_dim]
+scratch gd fp64[batch_size]
+scratch y0 fp64[batch_size * height * width * dim]
+launch to_f64 grid(ceil_div(batch_size * height * width * dim, 256)) block(256) args(xd, x, i64(batch_size * height * width * dim))
+launch to_f64 grid(ceil_div(hidden_dim * dim, 256)) block(256) args(w1d, w1, i64(hidden_dim * dim))
+launch to_f64 grid(ceil_div(dim * hidden_dim, 256)) block(256) args(w2d, w2, i64(dim * hidden_dim))
+matmul c(a) a(xd) b(w1d) m(batch_size * height * width) n(hidden_dim) k(dim) transpose_b
+launch bias_gelu grid(ceil_div(batch_size * height * width * hidden_dim, 256)) block(256)
+  args(h, a, b1, i32(hidden_dim), i64(batch_size * height * width * hidden_dim))
+launch spatial_l2_norm grid(ceil_div(hidden_dim, 32), batch_size) block(32, 8)
+  args(gx, h, i32(height * width), i32(hidden_dim))
+launch channel_mean_eps grid(batch_size) block(256) args(gd, gx, f64(eps), i32(hidden_dim))
+launch grn_apply grid(ceil_div(batch_size * height * width * hidden_dim, 256)) block(256)
+  args(a, h, gx, gd, gamma, beta, i64(height * width * hidden_dim), i32(hidden_dim), i64(batch_size * height * width * hidden_dim))
+matmul c(y0) a(a) b(w2d) m(batch_size * height * width) n(dim) k(hidden_dim) transpose_b
+launch add_bias grid(ceil_div(batch_size * height * width * dim, 256)) block(256)
+  args(y, y0, b2, i32(dim), i64(batch_size * height * width * dim))
 */

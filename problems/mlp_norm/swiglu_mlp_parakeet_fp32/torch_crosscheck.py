@@ -1,17 +1,12 @@
 import torch
+import torch.nn.functional as F
 
 
 def reference(inputs, symbols, constants):
-    """Parakeet FastConformer feed-forward module in float64:
-    out = x + 0.5 * linear2(silu(linear1(layer_norm(x))))."""
-    x = inputs["x"]
-    d_model = symbols["d_model"]
-    eps = constants["eps"]
-    mean = x.mean(dim=-1, keepdim=True)
-    var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
-    xn = (x - mean) / torch.sqrt(var + eps) * inputs["ln_weight"] + inputs["ln_bias"]
-    assert xn.shape[-1] == d_model
-    h = xn @ inputs["W1"].T + inputs["b1"]
-    a = h * torch.sigmoid(h)
-    f = a @ inputs["W2"].T + inputs["b2"]
-    return {"out": x + 0.5 * f}
+    """Original #32 (SwiGLU MLP, reconstructed) in float64: the first half of the fused projection is
+    the gate: out = linear(silu(gate) * up, w_down) with gate, up = linear(x, w_gate_up).chunk(2)."""
+    x = inputs["x"].to(torch.float64)  # [batch_size, seq_len, hidden_size]
+    h = x @ inputs["w_gate_up"].to(torch.float64).t()
+    gate, up = h.split(symbols["intermediate_size"], dim=-1)
+    act = F.silu(gate) * up
+    return {"out": act @ inputs["w_down"].to(torch.float64).t()}

@@ -9,8 +9,9 @@
 // the MMAs into a fresh partial accumulator that is then added to the main fp32 accumulator with an
 // ordinary (round-to-nearest) add: the running sum never goes through the truncating accumulator.
 //
-// Shapes (spec): tokens = 4096, hidden = 3072, ffn = 12288. M % 128, N % 128 and K % 32 must be 0
-// (4096, 3072, 12288 are multiples of 128); the kernels return without writing otherwise.
+// Shapes (spec): tokens = batch_size * seq_len = 16384, hidden = hidden_dim = 3072,
+// ffn = mlp_hidden_dim = 12288. M % 128, N % 128 and K % 32 must be 0
+// (16384, 3072, 12288 are multiples of 128); the kernels return without writing otherwise.
 #include <cute/tensor.hpp>
 #include <cutlass/numeric_types.h>
 
@@ -254,9 +255,9 @@ ff_down(const float *__restrict__ a, const float *__restrict__ w2, const float *
 }
 
 /* mkb:plan
-scratch a fp32[tokens * ffn]
-launch ff_up grid(ffn / 128, tokens / 128) block(256) shared(147456)
-  args(x, w1, b1, a, i32(tokens), i32(ffn), i32(hidden))
-launch ff_down grid(hidden / 128, tokens / 128) block(256) shared(147456)
-  args(a, w2, b2, y, i32(tokens), i32(hidden), i32(ffn))
+scratch a fp32[batch_size * seq_len * mlp_hidden_dim]
+launch ff_up grid(mlp_hidden_dim / 128, batch_size * seq_len / 128) block(256) shared(147456)
+  args(x, w1, b1, a, i32(batch_size * seq_len), i32(mlp_hidden_dim), i32(hidden_dim))
+launch ff_down grid(hidden_dim / 128, batch_size * seq_len / 128) block(256) shared(147456)
+  args(a, w2, b2, y, i32(batch_size * seq_len), i32(hidden_dim), i32(mlp_hidden_dim))
 */

@@ -17,7 +17,7 @@ bias (and apply the GELU with the accurate tanh, not tanh.approx) and store floa
 Status: compile-checked only (sm_90a, ptxas: 197 registers, no spills); not yet run on a GPU.
 Expected speed: close to cuda.cu (same tiling, pipeline and instruction mix), i.e. well ahead of the
 eager cuBLAS SGEMM baseline.
-Shapes: tokens = 4096, hidden = 3072, ffn = 12288 (all multiples of 128)."""
+Shapes: tokens = batch_size * seq_len = 16384, hidden = hidden_dim = 3072, ffn = mlp_hidden_dim = 12288 (all multiples of 128)."""
 import cutlass
 import cutlass.cute as cute
 from cutlass.cutlass_dsl import T, dsl_user_op
@@ -26,7 +26,7 @@ from cutlass._mlir.dialects import llvm
 F32 = cutlass.Float32
 U32 = cutlass.Uint32
 
-TOKENS = 4096
+TOKENS = 16384  # batch_size * seq_len = 32 * 512
 HIDDEN = 3072
 FFN = 12288
 # ---------------------------------------------------------------------------------------------------
@@ -268,7 +268,7 @@ def ff_down(a: cute.Pointer, w2: cute.Pointer, b2: cute.Pointer, y: cute.Pointer
 
 
 MKB_PLAN = """/* mkb:plan
-scratch a fp32[tokens * ffn]
-launch ff_up grid(ffn / 128, tokens / 128) block(256) shared(147456) args(x, w1, b1, a)
-launch ff_down grid(hidden / 128, tokens / 128) block(256) shared(147456) args(a, w2, b2, y)
+scratch a fp32[batch_size * seq_len * mlp_hidden_dim]
+launch ff_up grid(mlp_hidden_dim / 128, batch_size * seq_len / 128) block(256) shared(147456) args(x, w1, b1, a)
+launch ff_down grid(hidden_dim / 128, batch_size * seq_len / 128) block(256) shared(147456) args(a, w2, b2, y)
 */"""

@@ -6,7 +6,7 @@ with input_precision="tf32x3" (v = hi + lo, hi = tf32(v), hi*hi' + hi*lo' + lo*h
 partial product that is then added to the fp32 accumulator with an ordinary add, so the running sum
 never goes through the tensor core's truncating accumulation.
 
-Shapes (spec): tokens = 4096, hidden = 3072, ffn = 12288: M % 128, N % 128 and K % 32 are 0, so no
+Shapes (spec): tokens = batch_size * seq_len = 16384, hidden = hidden_dim = 3072, ffn = mlp_hidden_dim = 12288: M % 128, N % 128 and K % 32 are 0, so no
 tile needs masking.
 """
 import triton
@@ -74,9 +74,9 @@ def ff_down(a_ptr, w2_ptr, b2_ptr, y_ptr, M, N, K, BM: tl.constexpr = 128, BN: t
 MKB_OPTIONS = {"ff_up": {"num_stages": 4}, "ff_down": {"num_stages": 4}}
 
 MKB_PLAN = """/* mkb:plan
-scratch a fp32[tokens * ffn]
-launch ff_up grid((ffn / 128) * (tokens / 128)) block(256)
-  args(x, w1, b1, a, i32(tokens), i32(ffn), i32(hidden))
-launch ff_down grid((hidden / 128) * (tokens / 128)) block(256)
-  args(a, w2, b2, y, i32(tokens), i32(hidden), i32(ffn))
+scratch a fp32[batch_size * seq_len * mlp_hidden_dim]
+launch ff_up grid((mlp_hidden_dim / 128) * (batch_size * seq_len / 128)) block(256)
+  args(x, w1, b1, a, i32(batch_size * seq_len), i32(mlp_hidden_dim), i32(hidden_dim))
+launch ff_down grid((hidden_dim / 128) * (batch_size * seq_len / 128)) block(256)
+  args(a, w2, b2, y, i32(batch_size * seq_len), i32(hidden_dim), i32(mlp_hidden_dim))
 */"""

@@ -1,31 +1,34 @@
-"""ConvNeXt V2 channels-last MLP (LayerNorm -> Linear 512->2048 -> GELU(erf) -> GRN -> Linear 2048->512), fp32,
-in CuTe DSL. The algorithm of solutions/cuda.cu with the two GEMMs as register-tiled fp32 FFMA GEMMs (no TF32),
-four launches:
-  1. ln_rows: LayerNorm, one warp per 512-wide row held in registers (two-pass statistics), 8 rows per block.
-  2. gemm1_gelu_grn: xn @ w1^T, epilogue adds b1, applies the exact GELU, stores h and writes the GRN's
+"""ConvNeXt V2 channels-last MLP (original #30, reconstructed: Linear 128->512 -> GELU(erf) -> GRN -> Linear
+512->128), fp32, in CuTe DSL. The algorithm of solutions/cuda.cu with the two GEMMs as register-tiled fp32 FFMA
+GEMMs (no TF32), three launches:
+  1. gemm1_gelu_grn: x @ w1^T, epilogue adds b1, applies the exact GELU, stores h and writes the GRN's
      per-(row block, image half, channel) sums of h^2 as deterministic partials (no atomics).
-  3. grn_scale: per image, sums the partials of the (at most 3) row blocks holding its 196 rows, Gx = sqrt(.),
+  2. grn_scale: per image, sums the partials of the row blocks holding its 3136 rows, Gx = sqrt(.),
      den = mean(Gx) + eps, sc = gamma * (Gx / den) + 1.
-  4. gemm2_grn: (h * sc + beta) @ w2^T + b2; the GRN affine is applied to each A tile in shared memory right
+  3. gemm2_grn: (h * sc + beta) @ w2^T + b2; the GRN affine is applied to each A tile in shared memory right
      after it lands (each thread transforms the 16-byte chunks it copied itself, then the block barrier).
+     (The GRN is rounded as h * (gamma * Nx + 1) + beta rather than eager's four steps: a few fp32 ulps of g.)
 GEMM core (both GEMMs): C[m, n] = sum_k A[m, k] B[n, k], both operands K-contiguous; block tile 128 x 128,
 K tile 32, 256 threads as 16 x 16, thread (tm, tn) owns rows tm + 16 i and columns tn + 16 j (i, j < 8):
 64 fp32 accumulators. Operand tiles go global -> shared with 16-byte cp.async in a STAGES-deep ring (rows
 padded to 36 floats: 16-byte conflict-free fragment reads); per 4-wide k chunk a thread reads 8 + 8 float4
 fragments and issues 256 FFMAs. Each K tile's products are summed from zero and then added to the running
 fp32 sums (as cuda.cu's per-tile restart), which keeps the accumulation error well below cuBLAS's.
-Shapes: T = 64 * 196 = 12544 = 98 * 128 rows, dim 512 = 4 * 128, hidden 2048 = 16 * 128; a 128-row block
-spans at most two images.
-Status: compile-checked only (sm_90a, no spills); never run on a GPU by its author. Expected speed: FFMA-bound,
-roughly 2-3x slower than cuda.cu's 3xTF32 tensor-core GEMMs, around the cuBLAS-SGEMM eager baseline."""
+Shapes: T = 64 * 56 * 56 = 200704 = 1568 * 128 rows (3136 per image), dim 128 = 1 * 128, hidden 512 = 4 * 128;
+a 128-row block spans at most two images.
+Status: compile-checked only (sm_90a); never run on a GPU (the earlier ConvNeXt version of this file, with the
+same GEMM core, was run on the H200 and passed). Expected speed: FFMA-bound GEMMs, but with K = 128 and 512
+the eager baseline's nine memory passes over the 411 MB intermediate weigh as much as its GEMMs, so the
+fusion should still beat it; not measured."""
 import cutlass
 import cutlass.cute as cute
 
 BATCH = 64
-HW = 14 * 14
-ROWS = BATCH * HW            # 12544
-DIM = 512
-HIDDEN = 2048
+HW = 56 * 56
+ROWS = BATCH * HW            # 200704
+DIM = 128
+HIDDEN = 512
+GRN_PER = HIDDEN // 256      # channels per grn_scale thread
 F32 = cutlass.Float32
 
 BM = 128
@@ -42,10 +45,10 @@ RN = BN // TN                # 8 columns per thread
 A_STAGE = BM * LDS
 B_STAGE = BN * LDS
 GEMM_SMEM = STAGES * (A_STAGE + B_STAGE) * 4          # 147456 bytes
-MB = ROWS // BM              # 98 row blocks
+MB = ROWS // BM              # 1568 row blocks
 assert ROWS % BM == 0 and DIM % BN == 0 and HIDDEN % BN == 0 and DIM % BK == 0 and HIDDEN % BK == 0
 assert TM * TN == THREADS and BM <= HW and GEMM_SMEM == 147456
-assert DIM == 32 * 16 and HIDDEN == 8 * 256
+assert HIDDEN % 256 == 0
 
 
 @cute.jit
@@ -85,41 +88,7 @@ def compute_tile(sA: cute.Tensor, sB: cute.Tensor, stage: cutlass.Int32, tm: cut
 
 
 @cute.kernel
-def ln_rows(x: cute.Pointer, w: cute.Pointer, b: cute.Pointer, xn: cute.Pointer, eps: cutlass.Float32):
-    lane = cute.arch.lane_idx()
-    row = cute.arch.block_idx()[0] * 8 + cute.arch.warp_idx()
-    # (row, j, lane, element): lane l's j-th vector is columns 4 (l + 32 j) .. + 3
-    gx = cute.make_tensor(x, cute.make_layout((ROWS, 4, 32, 4), stride=(DIM, 128, 4, 1)))
-    go = cute.make_tensor(xn, cute.make_layout((ROWS, 4, 32, 4), stride=(DIM, 128, 4, 1)))
-    gw = cute.make_tensor(w, cute.make_layout((4, 32, 4), stride=(128, 4, 1)))
-    gb = cute.make_tensor(b, cute.make_layout((4, 32, 4), stride=(128, 4, 1)))
-    c128 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), F32, num_bits_per_copy=128)
-    v = cute.make_rmem_tensor((4, 4), F32)      # v[None, j] contiguous
-    wv = cute.make_rmem_tensor((4, 4), F32)
-    bv = cute.make_rmem_tensor((4, 4), F32)
-    o = cute.make_rmem_tensor((4, 4), F32)
-    if row < ROWS:
-        s = F32(0.0)
-        for j in cutlass.range_constexpr(4):
-            cute.copy(c128, gx[row, j, lane, None], v[None, j])
-            s = s + ((v[0, j] + v[1, j]) + (v[2, j] + v[3, j]))
-        mean = cute.arch.warp_reduction_sum(s) * F32(1.0 / DIM)
-        q = F32(0.0)
-        for j in cutlass.range_constexpr(4):
-            for e in cutlass.range_constexpr(4):
-                d = v[e, j] - mean
-                q = q + d * d
-        rstd = cute.math.rsqrt(cute.arch.warp_reduction_sum(q) * F32(1.0 / DIM) + eps)
-        for j in cutlass.range_constexpr(4):
-            cute.copy(c128, gw[j, lane, None], wv[None, j])
-            cute.copy(c128, gb[j, lane, None], bv[None, j])
-            for e in cutlass.range_constexpr(4):
-                o[e, j] = (v[e, j] - mean) * rstd * wv[e, j] + bv[e, j]
-            cute.copy(c128, o[None, j], go[row, j, lane, None])
-
-
-@cute.kernel
-def gemm1_gelu_grn(xn: cute.Pointer, w1: cute.Pointer, b1: cute.Pointer, h: cute.Pointer, part: cute.Pointer):
+def gemm1_gelu_grn(x: cute.Pointer, w1: cute.Pointer, b1: cute.Pointer, h: cute.Pointer, part: cute.Pointer):
     tid = cute.arch.thread_idx()[0]
     lane = cute.arch.lane_idx()
     warp = cute.arch.warp_idx()
@@ -129,7 +98,7 @@ def gemm1_gelu_grn(xn: cute.Pointer, w1: cute.Pointer, b1: cute.Pointer, h: cute
     tm = tid // TN
     tn = tid % TN
 
-    gA = cute.make_tensor(xn, cute.make_layout((ROWS, DIM // 4, 4), stride=(DIM, 4, 1)))
+    gA = cute.make_tensor(x, cute.make_layout((ROWS, DIM // 4, 4), stride=(DIM, 4, 1)))
     gB = cute.make_tensor(w1, cute.make_layout((HIDDEN, DIM // 4, 4), stride=(DIM, 4, 1)))
     gb1 = cute.make_tensor(b1, cute.make_layout(HIDDEN))
     gh = cute.make_tensor(h, cute.make_layout((ROWS, HIDDEN), stride=(HIDDEN, 1)))
@@ -206,11 +175,11 @@ def grn_scale(part: cute.Pointer, gamma: cute.Pointer, sc: cute.Pointer, eps: cu
     gg = cute.make_tensor(gamma, cute.make_layout(HIDDEN))
     gsc = cute.make_tensor(sc, cute.make_layout((BATCH, HIDDEN), stride=(HIDDEN, 1)))
     red = cute.make_tensor(cute.arch.alloc_smem(F32, 8), cute.make_layout(8))
-    gx = cute.make_rmem_tensor((8,), F32)
+    gx = cute.make_rmem_tensor((GRN_PER,), F32)
     mb_lo = (b * HW) // BM
     mb_hi = (b * HW + HW - 1) // BM
     s = F32(0.0)
-    for j in cutlass.range_constexpr(8):
+    for j in cutlass.range_constexpr(GRN_PER):
         col = tid + 256 * j
         q = F32(0.0)
         for mb in cutlass.range(mb_lo, mb_hi + 1):
@@ -228,7 +197,7 @@ def grn_scale(part: cute.Pointer, gamma: cute.Pointer, sc: cute.Pointer, eps: cu
     for w in cutlass.range_constexpr(8):
         total = total + red[w]
     den = total / F32(HIDDEN) + eps
-    for j in cutlass.range_constexpr(8):
+    for j in cutlass.range_constexpr(GRN_PER):
         col = tid + 256 * j
         gsc[b, col] = gg[col] * (gx[j] / den) + F32(1.0)
 
@@ -320,14 +289,12 @@ def gemm2_grn(h: cute.Pointer, w2: cute.Pointer, b2: cute.Pointer, sc: cute.Poin
 
 
 MKB_PLAN = """/* mkb:plan
-scratch xn fp32[batch * height * width * dim]
-scratch h fp32[batch * height * width * hidden]
-scratch part fp32[(batch * height * width / 128) * 2 * hidden]
-scratch sc fp32[batch * hidden]
-launch ln_rows grid(ceil_div(batch * height * width, 8)) block(256) args(x, ln_weight, ln_bias, xn, f32(ln_eps))
-launch gemm1_gelu_grn grid(hidden / 128, batch * height * width / 128) block(256) shared(147456)
-  args(xn, w1, b1, h, part)
-launch grn_scale grid(batch) block(256) args(part, grn_gamma, sc, f32(grn_eps))
-launch gemm2_grn grid(dim / 128, batch * height * width / 128) block(256) shared(172032)
-  args(h, w2, b2, sc, grn_beta, y)
+scratch h fp32[batch_size * height * width * hidden_dim]
+scratch part fp32[(batch_size * height * width / 128) * 2 * hidden_dim]
+scratch sc fp32[batch_size * hidden_dim]
+launch gemm1_gelu_grn grid(hidden_dim / 128, batch_size * height * width / 128) block(256) shared(147456)
+  args(x, w1, b1, h, part)
+launch grn_scale grid(batch_size) block(256) args(part, gamma, sc, f32(eps))
+launch gemm2_grn grid(dim / 128, batch_size * height * width / 128) block(256) shared(153600)
+  args(h, w2, b2, sc, beta, y)
 */"""

@@ -1,9 +1,11 @@
-// Parakeet FastConformer feed-forward module, fp32: out = x + 0.5 * (W2 silu(W1 LN(x) + b1) + b2).
-// Three launches: a warp-per-row LayerNorm writing the normalized rows (32 MB), the up GEMM with bias
-// and SiLU in its epilogue, the down GEMM with bias, the 0.5 scale and the residual in its epilogue.
-// Both GEMMs run on tensor cores as 3xTF32 (fp32-accurate; cuBLAS's fp32 GEMM is SIMT FFMA).
-// Shapes: d_model 1024, d_ff 4096 (both multiples of 128 and of 32); tokens any (rows bounds-checked:
-// 8000 = 62 full 128-row tiles and one of 64 rows).
+// SwiGLU MLP (original #32, reconstructed), fp32: out = (silu(gate) * up) @ w_down.T with
+// gate, up = (x @ w_gate_up.T).chunk(2, -1) (the first half gates). Two launches: the gate-up GEMM with
+// the gating in its epilogue (h is never written: each block computes 64 gate columns and the 64
+// matching up columns), then the down GEMM. Both run on tensor cores as 3xTF32 (fp32-accurate;
+// cuBLAS's fp32 GEMM is SIMT FFMA). The epilogue rounds as eager does: s = 1 / (1 + expf(-gate)),
+// g = gate * s, act = g * up, each an fp32 operation.
+// Shapes: hidden 1024, intermediate 4096 (multiples of 128 and of 32); tokens = 64 x 128 = 8192 (rows
+// bounds-checked anyway).
 // (no headers needed: plain CUDA C++ with inline PTX)
 
 typedef unsigned int u32;
@@ -18,8 +20,8 @@ typedef unsigned int u32;
 // accumulation truncates, so every 32-wide k tile is summed by the MMAs into a fresh partial
 // accumulator that is then added to the main fp32 accumulator with an ordinary (round-to-nearest) add:
 // the running sum never goes through the truncating accumulator.
-// Requirements (met by the shapes this file launches): N % 128 == 0 and gridDim.x * 128 == N,
-// K % 32 == 0, K and the leading dimensions multiples of 4 floats (16-byte cp.async). A's rows at or
+// Requirements (met by the shapes this file launches): N % 128 == 0 and gridDim.x * 128 == N (gated:
+// gridDim.x * 64 == inter), K % 32 == 0, K and the leading dimensions multiples of 4 floats (16-byte cp.async). A's rows at or
 // past M are zero-filled (nothing read) and their outputs are not written, so any M works.
 namespace gemm {
 constexpr int BM = 128, BN = 128, BK = 32, STAGES = 4, THREADS = 256;
@@ -39,16 +41,27 @@ __device__ __forceinline__ void cp_async16(float *dst, const float *src, bool va
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
-// Loads rows [row0, row0 + 128) x k [k0, k0 + 32) of a K-contiguous operand: element (r, k) lives at
-// g[(row0 + r) * ld + k0 + k] and goes to s[r * KPAD + k]. Rows at or past `rows` are zero-filled.
+// The gate-up interleave of a B tile (GATED): tile row r (0..127) of block column bx holds weight row
+// half * inter + bx * 64 + (r / 32) * 16 + r % 16 with half = (r / 16) % 2. So warp column wn's 32
+// columns are 16 gate columns then the 16 matching up columns, and a thread's accumulator fragment
+// nt (0, 1) is the gate of the output column whose up value is in its fragment nt + 2.
+__device__ __forceinline__ int gated_row(int r, int bx, int inter) {
+  return ((r >> 4) & 1) * inter + bx * 64 + (r >> 5) * 16 + (r & 15);
+}
+
+// Loads tile rows r in [0, 128) x k [k0, k0 + 32) of a K-contiguous operand: element (r, k) lives at
+// g[row(r) * ld + k0 + k] and goes to s[r * KPAD + k], with row(r) = row0 + r, or gated_row(r, bx,
+// inter) when GATED. Rows at or past `rows` are zero-filled.
+template <bool GATED>
 __device__ __forceinline__ void load_tile(float *s, const float *__restrict__ g, int ld, int rows, int row0, int k0,
-                                          int tid) {
+                                          int tid, int bx = 0, int inter = 0) {
 #pragma unroll
   for (int i = 0; i < (BM * BK / 4) / THREADS; ++i) { // 4 x 256 = 1024 16-byte chunks
     const int c = tid + i * THREADS;
     const int r = c >> 3, k = (c & 7) * 4;
-    const bool valid = row0 + r < rows;
-    const float *src = valid ? g + (long long)(row0 + r) * ld + k0 + k : g;
+    const int row = GATED ? gated_row(r, bx, inter) : row0 + r;
+    const bool valid = row < rows;
+    const float *src = valid ? g + (long long)row * ld + k0 + k : g;
     cp_async16(s + r * KPAD + k, src, valid);
   }
 }
@@ -69,11 +82,13 @@ __device__ __forceinline__ void mma_tf32(float *d, const u32 *a, const u32 *b) {
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// One 128x128 output tile at block (blockIdx.y, blockIdx.x). Calls epi(row, col, v0, v1) with
-// C[row, col] and C[row, col + 1] (col even) for every row < M.
-template <class Epi>
+// One 128x128 tile of A B^T at block (blockIdx.y, blockIdx.x) into acc (the mma fragment layout:
+// acc[mt][nt] holds tile rows wm * 64 + mt * 16 + g (elements 0, 1) and + 8 (elements 2, 3), tile
+// columns wn * 32 + nt * 8 + 2t (elements 0, 2) and + 1 (1, 3)). B's tile rows are rows n0 .. n0 + 127
+// of B [N, K], or the gate-up interleave (GATED, N = 2 * inter rows).
+template <bool GATED>
 __device__ __forceinline__ void gemm_3xtf32(const float *__restrict__ A, const float *__restrict__ B, int M, int N,
-                                            int K, int lda, int ldb, const Epi &epi) {
+                                            int K, int lda, int ldb, int inter, float (&acc)[4][4][4]) {
   extern __shared__ float4 smem4[];
   float *smem = reinterpret_cast<float *>(smem4);
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -82,7 +97,6 @@ __device__ __forceinline__ void gemm_3xtf32(const float *__restrict__ A, const f
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int KT = K / BK;
 
-  float acc[4][4][4];
 #pragma unroll
   for (int i = 0; i < 4; ++i)
 #pragma unroll
@@ -93,8 +107,8 @@ __device__ __forceinline__ void gemm_3xtf32(const float *__restrict__ A, const f
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < KT) {
-      load_tile(smem + s * STAGE_FLOATS, A, lda, M, m0, s * BK, tid);
-      load_tile(smem + s * STAGE_FLOATS + TILE_FLOATS, B, ldb, N, n0, s * BK, tid);
+      load_tile<false>(smem + s * STAGE_FLOATS, A, lda, M, m0, s * BK, tid);
+      load_tile<GATED>(smem + s * STAGE_FLOATS + TILE_FLOATS, B, ldb, N, n0, s * BK, tid, blockIdx.x, inter);
     }
     cp_async_commit();
   }
@@ -106,8 +120,8 @@ __device__ __forceinline__ void gemm_3xtf32(const float *__restrict__ A, const f
       const int nk = kt + STAGES - 1; // refill the stage tile kt - 1 used
       if (nk < KT) {
         const int s = nk % STAGES;
-        load_tile(smem + s * STAGE_FLOATS, A, lda, M, m0, nk * BK, tid);
-        load_tile(smem + s * STAGE_FLOATS + TILE_FLOATS, B, ldb, N, n0, nk * BK, tid);
+        load_tile<false>(smem + s * STAGE_FLOATS, A, lda, M, m0, nk * BK, tid);
+        load_tile<GATED>(smem + s * STAGE_FLOATS + TILE_FLOATS, B, ldb, N, n0, nk * BK, tid, blockIdx.x, inter);
       }
       cp_async_commit(); // possibly empty: keeps the group count uniform
     }
@@ -155,112 +169,72 @@ __device__ __forceinline__ void gemm_3xtf32(const float *__restrict__ A, const f
         for (int e = 0; e < 4; ++e) acc[i][j][e] += part[i][j][e];
   }
   cp_async_wait<0>();
+}
+} // namespace gemm
 
-  // Accumulator fragment (mt, nt): rows g, g + 8 of the 16-row group; columns 2t, 2t + 1.
+constexpr int kHidden = 1024, kInter = 4096;
+static_assert(kHidden % gemm::BN == 0 && (2 * kInter) % gemm::BN == 0, "N tiles");
+static_assert(kHidden % gemm::BK == 0 && kInter % gemm::BK == 0, "K tiles");
+
+// act[t, j] = (gate * sigmoid(gate)) * up with gate = x[t] . w_gate_up[j], up = x[t] . w_gate_up[I + j].
+// Block column bx covers act columns bx * 64 .. + 63 (grid.x = I / 64); warp column wn's fragments
+// nt = 0, 1 are gates of columns bx * 64 + wn * 16 + nt * 8 + 2t (+1), fragments nt + 2 their ups.
+extern "C" __global__ void __launch_bounds__(gemm::THREADS, 1)
+mlp_gate_up(const float *__restrict__ x, const float *__restrict__ w_gate_up, float *__restrict__ act, int tokens) {
+  if ((int)gridDim.x * 64 != kInter) return;
+  float acc[4][4][4];
+  gemm::gemm_3xtf32<true>(x, w_gate_up, tokens, 2 * kInter, kHidden, kHidden, kHidden, kInter, acc);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int wm = warp >> 2, wn = warp & 3, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int mt = 0; mt < 4; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < 2; ++nt) {
+      const int col = blockIdx.x * 64 + wn * 16 + nt * 8 + 2 * t;
+#pragma unroll
+      for (int hh = 0; hh < 2; ++hh) { // rows g and g + 8
+        const int row = blockIdx.y * gemm::BM + wm * 64 + mt * 16 + g + 8 * hh;
+        if (row >= tokens) continue;
+        float o[2];
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const float gate = acc[mt][nt][2 * hh + e], up = acc[mt][nt + 2][2 * hh + e];
+          const float s = 1.0f / (1.0f + expf(-gate)); // torch.sigmoid, rounded
+          const float gs = gate * s;                    // gate * sigmoid(gate), rounded
+          o[e] = gs * up;                               // * up, rounded
+        }
+        *reinterpret_cast<float2 *>(act + (long long)row * kInter + col) = make_float2(o[0], o[1]);
+      }
+    }
+}
+
+// out[t, i] = act[t] . w_down[i]: A = act [tokens][4096], B = w_down [1024][4096].
+extern "C" __global__ void __launch_bounds__(gemm::THREADS, 1)
+mlp_down(const float *__restrict__ act, const float *__restrict__ w_down, float *__restrict__ out, int tokens) {
+  if ((int)gridDim.x * gemm::BN != kHidden) return;
+  float acc[4][4][4];
+  gemm::gemm_3xtf32<false>(act, w_down, tokens, kHidden, kInter, kInter, kInter, 0, acc);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int wm = warp >> 2, wn = warp & 3, g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int mt = 0; mt < 4; ++mt)
 #pragma unroll
     for (int nt = 0; nt < 4; ++nt) {
-      const int row = m0 + wm * 64 + mt * 16 + g;
-      const int col = n0 + wn * 32 + nt * 8 + 2 * t;
-      if (row < M) epi(row, col, acc[mt][nt][0], acc[mt][nt][1]);
-      if (row + 8 < M) epi(row + 8, col, acc[mt][nt][2], acc[mt][nt][3]);
+      const int col = blockIdx.x * gemm::BN + wn * 32 + nt * 8 + 2 * t;
+#pragma unroll
+      for (int hh = 0; hh < 2; ++hh) {
+        const int row = blockIdx.y * gemm::BM + wm * 64 + mt * 16 + g + 8 * hh;
+        if (row < tokens)
+          *reinterpret_cast<float2 *>(out + (long long)row * kHidden + col) =
+              make_float2(acc[mt][nt][2 * hh], acc[mt][nt][2 * hh + 1]);
+      }
     }
-}
-} // namespace gemm
-
-constexpr int kModel = 1024, kFF = 4096;
-static_assert(kModel % gemm::BN == 0 && kFF % gemm::BN == 0, "N tiles");
-static_assert(kModel % gemm::BK == 0 && kFF % gemm::BK == 0, "K tiles");
-
-// LayerNorm over d_model = 1024, one warp per row, 8 rows per 256-thread block. Each lane holds
-// 32 values (8 float4); two-pass mean and variance in registers, as torch's (x-mean)*rstd*w + b.
-extern "C" __global__ void __launch_bounds__(256)
-layernorm_rows(const float *__restrict__ x, const float *__restrict__ w, const float *__restrict__ b,
-               float *__restrict__ xn, int rows, float eps) {
-  const int row = blockIdx.x * 8 + (threadIdx.x >> 5), lane = threadIdx.x & 31;
-  if (row >= rows) return;
-  const float4 *src = reinterpret_cast<const float4 *>(x + (long long)row * kModel);
-  float4 v[8];
-  float sum = 0.0f;
-#pragma unroll
-  for (int q = 0; q < 8; ++q) {
-    v[q] = src[q * 32 + lane];
-    sum += (v[q].x + v[q].y) + (v[q].z + v[q].w);
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-  const float mean = sum * (1.0f / kModel);
-  float sq = 0.0f;
-#pragma unroll
-  for (int q = 0; q < 8; ++q) {
-    const float a = v[q].x - mean, c = v[q].y - mean, d = v[q].z - mean, e = v[q].w - mean;
-    sq += (a * a + c * c) + (d * d + e * e);
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) sq += __shfl_xor_sync(0xffffffffu, sq, o);
-  const float rstd = rsqrtf(sq * (1.0f / kModel) + eps);
-  float4 *dst = reinterpret_cast<float4 *>(xn + (long long)row * kModel);
-  const float4 *w4 = reinterpret_cast<const float4 *>(w), *b4 = reinterpret_cast<const float4 *>(b);
-#pragma unroll
-  for (int q = 0; q < 8; ++q) {
-    const float4 ww = w4[q * 32 + lane], bb = b4[q * 32 + lane];
-    float4 o;
-    o.x = (v[q].x - mean) * rstd * ww.x + bb.x;
-    o.y = (v[q].y - mean) * rstd * ww.y + bb.y;
-    o.z = (v[q].z - mean) * rstd * ww.z + bb.z;
-    o.w = (v[q].w - mean) * rstd * ww.w + bb.w;
-    dst[q * 32 + lane] = o;
-  }
-}
-
-struct epi_bias_silu {
-  const float *b1;
-  float *act;
-  __device__ __forceinline__ void operator()(int row, int col, float v0, float v1) const {
-    const float2 bias = *reinterpret_cast<const float2 *>(b1 + col);
-    const float h0 = v0 + bias.x, h1 = v1 + bias.y;
-    float2 o;
-    o.x = h0 / (1.0f + expf(-h0));
-    o.y = h1 / (1.0f + expf(-h1));
-    *reinterpret_cast<float2 *>(act + (long long)row * kFF + col) = o;
-  }
-};
-
-struct epi_bias_half_residual {
-  const float *b2, *x;
-  float *out;
-  __device__ __forceinline__ void operator()(int row, int col, float v0, float v1) const {
-    const long long at = (long long)row * kModel + col;
-    const float2 r = *reinterpret_cast<const float2 *>(x + at);
-    const float2 bias = *reinterpret_cast<const float2 *>(b2 + col);
-    float2 o;
-    o.x = r.x + 0.5f * (v0 + bias.x);
-    o.y = r.y + 0.5f * (v1 + bias.y);
-    *reinterpret_cast<float2 *>(out + at) = o;
-  }
-};
-
-// act[tokens, 4096] = silu(xn @ W1.T + b1): A = xn [tokens][1024], B = W1 [4096][1024].
-extern "C" __global__ void __launch_bounds__(gemm::THREADS, 1)
-ffn_up(const float *__restrict__ xn, const float *__restrict__ W1, const float *__restrict__ b1,
-       float *__restrict__ act, int tokens) {
-  if ((int)gridDim.x * gemm::BN != kFF) return;
-  gemm::gemm_3xtf32(xn, W1, tokens, kFF, kModel, kModel, kModel, epi_bias_silu{b1, act});
-}
-
-// out[tokens, 1024] = x + 0.5 * (act @ W2.T + b2): A = act [tokens][4096], B = W2 [1024][4096].
-extern "C" __global__ void __launch_bounds__(gemm::THREADS, 1)
-ffn_down(const float *__restrict__ act, const float *__restrict__ W2, const float *__restrict__ b2,
-         const float *__restrict__ x, float *__restrict__ out, int tokens) {
-  if ((int)gridDim.x * gemm::BN != kModel) return;
-  gemm::gemm_3xtf32(act, W2, tokens, kModel, kFF, kFF, kFF, epi_bias_half_residual{b2, x, out});
 }
 
 /* mkb:plan
-scratch xn fp32[tokens * d_model]
-scratch act fp32[tokens * d_ff]
-launch layernorm_rows grid(ceil_div(tokens, 8)) block(256) args(x, ln_weight, ln_bias, xn, i32(tokens), f32(eps))
-launch ffn_up grid(d_ff / 128, ceil_div(tokens, 128)) block(256) shared(147456) args(xn, W1, b1, act, i32(tokens))
-launch ffn_down grid(d_model / 128, ceil_div(tokens, 128)) block(256) shared(147456) args(act, W2, b2, x, out, i32(tokens))
+scratch act fp32[batch_size * seq_len * intermediate_size]
+launch mlp_gate_up grid(intermediate_size / 64, ceil_div(batch_size * seq_len, 128)) block(256) shared(147456)
+  args(x, w_gate_up, act, i32(batch_size * seq_len))
+launch mlp_down grid(hidden_size / 128, ceil_div(batch_size * seq_len, 128)) block(256) shared(147456)
+  args(act, w_down, out, i32(batch_size * seq_len))
 */

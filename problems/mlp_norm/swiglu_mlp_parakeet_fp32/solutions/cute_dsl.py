@@ -1,25 +1,24 @@
-"""Parakeet FastConformer feed-forward module in CuTe DSL, fp32-accurate on tensor cores:
-out = x + 0.5 * (W2 silu(W1 LayerNorm(x) + b1) + b2), the algorithm of solutions/cuda.cu, three launches.
-  1. layernorm_rows: one warp per row (8 rows per 256-thread block), 32 values per lane (8 x 16-byte
-     loads), two-pass fp32 mean and variance (warp butterfly sums), rstd = 1 / sqrt(var + eps),
-     xn = (x - mean) * rstd * w + b written to scratch [tokens, d_model].
-  2. ffn_up:   act = silu(xn W1^T + b1) = h / (1 + exp(-h)), scratch [tokens, d_ff].
-  3. ffn_down: out = x + 0.5 * (act W2^T + b2).
+"""SwiGLU MLP (original #32, reconstructed) in CuTe DSL, fp32-accurate on tensor cores, the algorithm of
+solutions/cuda.cu: out = (silu(gate) * up) @ w_down.T with gate, up = (x @ w_gate_up.T).chunk(2, -1) (the
+first half gates). Two launches:
+  1. swiglu_up: the gate-up GEMM, each block 128 rows x (64 gate columns j + the 64 up columns I + j,
+     interleaved in the B tile so that one thread holds both), the gating in its epilogue as eager rounds
+     it: s = 1 / (1 + exp(-gate)), g = gate * s, act = g * up; act is scratch [tokens, I], h never written.
+  2. mlp_down: out = act w_down^T.
 
-GEMM core: C = A B^T with both operands K-contiguous here. 128x128x32 block tiles, 256 threads (8 warps
-as 2 along M x 4 along N, each a 64x32 warp tile), a 4-stage cp.async pipeline in 147456 bytes of
-dynamic shared memory (rows padded to 36 floats: conflict-free fragment reads). Products are 3xTF32 on
+GEMM core: C = A B^T with both operands K-contiguous. 128x128x32 block tiles, 256 threads (8 warps as
+2 along M x 4 along N, each a 64x32 warp tile), a 4-stage cp.async pipeline in 147456 bytes of dynamic
+shared memory (rows padded to 36 floats: conflict-free fragment reads). Products are 3xTF32 on
 mma.sync m16n8k8 (the PTX instruction emitted with llvm.inline_asm; fragment layout of the PTX ISA, as
 cuda.cu): each fp32 operand v is split into hi = v rounded to TF32 ((bits + 0x1000) & 0xffffe000) and
 lo = v - hi (exact in fp32, truncated to TF32 by the MMA); the product is lo*hi' + hi*lo' + hi*hi'.
 Every 32-wide k tile is summed by the MMAs into a fresh partial accumulator that is then added to the
-main fp32 accumulator with an ordinary fp32 add (tensor-core accumulation truncates). tokens = 8000 is
-not a multiple of 128: the last row tile loads row min(r, tokens - 1) for rows past the end (in bounds,
-results discarded) and its epilogue writes only rows < tokens.
+main fp32 accumulator with an ordinary fp32 add (tensor-core accumulation truncates).
 
-Status: compile-checked only (sm_90a, ptxas: no spills); not yet run on a GPU. Expected speed: close to
-cuda.cu (same tiling, pipeline and instruction mix), well ahead of the eager cuBLAS SGEMM baseline.
-Shapes: tokens = 8000, d_model = 1024, d_ff = 4096, eps = 1e-5."""
+Status: compile-checked only; not yet run on a GPU (the GEMM core is the one of the earlier Parakeet
+version of this problem, also compile-checked only). Expected speed: close to cuda.cu, ahead of the
+eager cuBLAS SGEMM baseline.
+Shapes: tokens = 8192 (multiple of 128), hidden = 1024, intermediate = 4096."""
 import cutlass
 import cutlass.cute as cute
 from cutlass.cutlass_dsl import T, dsl_user_op
@@ -28,9 +27,9 @@ from cutlass._mlir.dialects import llvm
 F32 = cutlass.Float32
 U32 = cutlass.Uint32
 
-TOKENS = 8000
-D_MODEL = 1024
-D_FF = 4096
+TOKENS = 8192        # batch_size * seq_len = 64 * 128
+HIDDEN = 1024        # hidden_size
+INTER = 4096         # intermediate_size (w_gate_up has 2 * INTER rows)
 # ---------------------------------------------------------------------------------------------------
 # 3xTF32 GEMM core (the GEMM of solutions/cuda.cu)
 BM = 128
@@ -82,8 +81,11 @@ def mma_tf32(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1, *, loc=None, ip=None):
 
 @cute.jit
 def load_stage(cp16, gA, gB, s_a, s_b, st, kt, m0, n0, tid, A_K: cutlass.Constexpr, B_K: cutlass.Constexpr,
-               ROWS_A: cutlass.Constexpr):
-    """cp.async of K tile kt of both operands into stage st (1024 16-byte chunks per operand, 4 per thread)."""
+               ROWS_A: cutlass.Constexpr, GATED: cutlass.Constexpr):
+    """cp.async of K tile kt of both operands into stage st (1024 16-byte chunks per operand, 4 per thread).
+    GATED (B K-contiguous, the fused gate-up weight of 2 * INTER rows; n0 = block column * 64): tile row r
+    holds weight row ((r // 16) % 2) * INTER + n0 + (r // 32) * 16 + r % 16, so warp column wn's 32
+    columns are 16 gate columns then their 16 up columns: fragment nt (0, 1) gates, nt + 2 its up."""
     for i in cutlass.range_constexpr(4):
         c = tid + i * THREADS
         if cutlass.const_expr(A_K):
@@ -100,7 +102,10 @@ def load_stage(cp16, gA, gB, s_a, s_b, st, kt, m0, n0, tid, A_K: cutlass.Constex
         if cutlass.const_expr(B_K):
             r = c // 8
             q = c % 8
-            cute.copy(cp16, gB[n0 + r, kt * (BK // 4) + q, None], s_b[st, r, q, None])
+            rb = n0 + r
+            if cutlass.const_expr(GATED):
+                rb = ((r // 16) % 2) * INTER + n0 + (r // 32) * 16 + r % 16
+            cute.copy(cp16, gB[rb, kt * (BK // 4) + q, None], s_b[st, r, q, None])
         else:
             k = c // 32
             q = c % 32
@@ -110,11 +115,11 @@ def load_stage(cp16, gA, gB, s_a, s_b, st, kt, m0, n0, tid, A_K: cutlass.Constex
 @cute.jit
 def gemm_3xtf32(a_ptr: cute.Pointer, b_ptr: cute.Pointer, acc: cute.Tensor, m0, n0, K: cutlass.Constexpr,
                 ROWS_A: cutlass.Constexpr, ROWS_B: cutlass.Constexpr, A_K: cutlass.Constexpr,
-                B_K: cutlass.Constexpr):
+                B_K: cutlass.Constexpr, GATED: cutlass.Constexpr):
     """acc[mt, nt, e] = the thread's fragments of the 128x128 tile at (m0, n0) of C = A B^T, A [ROWS_A, K],
     B [ROWS_B, K] in the index sense. A_K: A stored [ROWS_A][K] (K-contiguous), else [K][ROWS_A];
     likewise B_K for B. Fragment (mt, nt), e: row m0 + wm*64 + mt*16 + g + 8*(e // 2),
-    column n0 + wn*32 + nt*8 + 2t + (e % 2), warp = 4 wm + wn."""
+    column n0 + wn*32 + nt*8 + 2t + (e % 2), warp = 4 wm + wn (GATED: B's tile rows as load_stage says)."""
     KT = K // BK
     tid = cute.arch.thread_idx()[0]
     lane = tid % 32
@@ -158,7 +163,7 @@ def gemm_3xtf32(a_ptr: cute.Pointer, b_ptr: cute.Pointer, acc: cute.Tensor, m0, 
     part = cute.make_rmem_tensor((4, 4, 4), F32)
 
     for s in cutlass.range_constexpr(STAGES - 1):   # prologue: tiles 0 .. STAGES - 2
-        load_stage(cp16, gA, gB, s_a, s_b, s, s, m0, n0, tid, A_K, B_K, ROWS_A)
+        load_stage(cp16, gA, gB, s_a, s_b, s, s, m0, n0, tid, A_K, B_K, ROWS_A, GATED)
         cute.arch.cp_async_commit_group()
 
     for kt in cutlass.range(KT):
@@ -166,7 +171,7 @@ def gemm_3xtf32(a_ptr: cute.Pointer, b_ptr: cute.Pointer, acc: cute.Tensor, m0, 
         cute.arch.sync_threads()                    # everyone's copies visible; tile kt - 1 no longer read
         nk = kt + STAGES - 1
         if nk < KT:                                 # refill the stage tile kt - 1 used
-            load_stage(cp16, gA, gB, s_a, s_b, nk % STAGES, nk, m0, n0, tid, A_K, B_K, ROWS_A)
+            load_stage(cp16, gA, gB, s_a, s_b, nk % STAGES, nk, m0, n0, tid, A_K, B_K, ROWS_A, GATED)
         cute.arch.cp_async_commit_group()           # possibly empty: keeps the group count uniform
         st = kt % STAGES
 
@@ -202,116 +207,69 @@ def gemm_3xtf32(a_ptr: cute.Pointer, b_ptr: cute.Pointer, acc: cute.Tensor, m0, 
                     acc[i, j, e] = acc[i, j, e] + part[i, j, e]
     cute.arch.cp_async_wait_group(0)
 
-assert D_MODEL % BN == 0 and D_FF % BN == 0 and D_MODEL % BK == 0 and D_FF % BK == 0
-LN_ROWS = 8                        # rows (warps) per LayerNorm block
-LN_VEC = D_MODEL // 4 // 32        # 8 16-byte vectors per lane
-assert D_MODEL == 1024 and TOKENS % LN_ROWS == 0
+assert HIDDEN % BN == 0 and INTER % 64 == 0 and HIDDEN % BK == 0 and INTER % BK == 0
 
 
 @cute.kernel
-def layernorm_rows(x: cute.Pointer, w: cute.Pointer, b: cute.Pointer, xn: cute.Pointer, eps: cutlass.Float32):
-    lane = cute.arch.lane_idx()
-    row = cute.arch.block_idx()[0] * LN_ROWS + cute.arch.warp_idx()
-    # (row, vector q, lane, element): lane l's q-th vector is columns 4 (32 q + l) .. + 3
-    gx = cute.make_tensor(x, cute.make_layout((TOKENS, LN_VEC, 32, 4), stride=(D_MODEL, 128, 4, 1)))
-    gxn = cute.make_tensor(xn, cute.make_layout((TOKENS, LN_VEC, 32, 4), stride=(D_MODEL, 128, 4, 1)))
-    gw = cute.make_tensor(w, cute.make_layout((LN_VEC, 32, 4), stride=(128, 4, 1)))
-    gb = cute.make_tensor(b, cute.make_layout((LN_VEC, 32, 4), stride=(128, 4, 1)))
-    cp16 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), F32, num_bits_per_copy=128)
-    v = cute.make_rmem_tensor((4, LN_VEC), F32)     # column-major: v[None, q] contiguous
-    wv = cute.make_rmem_tensor((4,), F32)
-    bv = cute.make_rmem_tensor((4,), F32)
-    ov = cute.make_rmem_tensor((4,), F32)
-    if row < TOKENS:
-        s = F32(0.0)
-        for q in cutlass.range_constexpr(LN_VEC):
-            cute.copy(cp16, gx[row, q, lane, None], v[None, q])
-            s = s + ((v[0, q] + v[1, q]) + (v[2, q] + v[3, q]))
-        s = cute.arch.warp_reduction_sum(s)
-        mean = s * F32(1.0 / D_MODEL)
-        sq = F32(0.0)
-        for q in cutlass.range_constexpr(LN_VEC):
-            d0 = v[0, q] - mean
-            d1 = v[1, q] - mean
-            d2 = v[2, q] - mean
-            d3 = v[3, q] - mean
-            sq = sq + ((d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3))
-        sq = cute.arch.warp_reduction_sum(sq)
-        rstd = F32(1.0) / cute.math.sqrt(sq * F32(1.0 / D_MODEL) + eps)
-        for q in cutlass.range_constexpr(LN_VEC):
-            cute.copy(cp16, gw[q, lane, None], wv)
-            cute.copy(cp16, gb[q, lane, None], bv)
-            for e in cutlass.range_constexpr(4):
-                ov[e] = (v[e, q] - mean) * rstd * wv[e] + bv[e]
-            cute.copy(cp16, ov, gxn[row, q, lane, None])
-
-
-@cute.kernel
-def ffn_up(xn: cute.Pointer, w1: cute.Pointer, b1: cute.Pointer, act: cute.Pointer):
+def swiglu_up(x: cute.Pointer, w: cute.Pointer, act: cute.Pointer):
     tid = cute.arch.thread_idx()[0]
-    n0 = cute.arch.block_idx()[0] * BN
+    n0 = cute.arch.block_idx()[0] * 64             # act columns n0 .. n0 + 63
     m0 = cute.arch.block_idx()[1] * BM
     acc = cute.make_rmem_tensor((4, 4, 4), F32)
-    gemm_3xtf32(xn, w1, acc, m0, n0, D_MODEL, TOKENS, D_FF, True, True)
+    gemm_3xtf32(x, w, acc, m0, n0, HIDDEN, TOKENS, 2 * INTER, True, True, True)
 
     lane = tid % 32
     warp = tid // 32
     g = lane // 4
     t = lane % 4
-    gb = cute.make_tensor(b1, cute.make_layout((D_FF // 2, 2), stride=(2, 1)))
-    ga = cute.make_tensor(act, cute.make_layout((TOKENS, D_FF // 2, 2), stride=(D_FF, 2, 1)))
+    ga = cute.make_tensor(act, cute.make_layout((TOKENS, INTER // 2, 2), stride=(INTER, 2, 1)))
     cp8 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), F32, num_bits_per_copy=64)
-    bv = cute.make_rmem_tensor((2,), F32)
     ov = cute.make_rmem_tensor((2,), F32)
-    for nt in cutlass.range_constexpr(4):
-        c2 = (n0 + (warp % 4) * 32 + nt * 8 + 2 * t) // 2     # column pair
-        cute.copy(cp8, gb[c2, None], bv)
+    for nt in cutlass.range_constexpr(2):
+        c2 = (n0 + (warp % 4) * 16 + nt * 8 + 2 * t) // 2     # column pair
         for mt in cutlass.range_constexpr(4):
             for hh in cutlass.range_constexpr(2):
                 row = m0 + (warp // 4) * 64 + mt * 16 + g + 8 * hh
                 for e in cutlass.range_constexpr(2):
-                    h = acc[mt, nt, 2 * hh + e] + bv[e]
-                    ov[e] = h / (F32(1.0) + cute.math.exp(-h))
+                    gate = acc[mt, nt, 2 * hh + e]
+                    up = acc[mt, nt + 2, 2 * hh + e]
+                    s = F32(1.0) / (F32(1.0) + cute.math.exp(-gate))   # torch.sigmoid, rounded
+                    gs = gate * s                                      # rounded
+                    ov[e] = gs * up                                    # rounded
                 if row < TOKENS:
                     cute.copy(cp8, ov, ga[row, c2, None])
 
 
 @cute.kernel
-def ffn_down(act: cute.Pointer, w2: cute.Pointer, b2: cute.Pointer, x: cute.Pointer, out: cute.Pointer):
+def mlp_down(act: cute.Pointer, w_down: cute.Pointer, out: cute.Pointer):
     tid = cute.arch.thread_idx()[0]
     n0 = cute.arch.block_idx()[0] * BN
     m0 = cute.arch.block_idx()[1] * BM
     acc = cute.make_rmem_tensor((4, 4, 4), F32)
-    gemm_3xtf32(act, w2, acc, m0, n0, D_FF, TOKENS, D_MODEL, True, True)
+    gemm_3xtf32(act, w_down, acc, m0, n0, INTER, TOKENS, HIDDEN, True, True, False)
 
     lane = tid % 32
     warp = tid // 32
     g = lane // 4
     t = lane % 4
-    gb = cute.make_tensor(b2, cute.make_layout((D_MODEL // 2, 2), stride=(2, 1)))
-    gx = cute.make_tensor(x, cute.make_layout((TOKENS, D_MODEL // 2, 2), stride=(D_MODEL, 2, 1)))
-    go = cute.make_tensor(out, cute.make_layout((TOKENS, D_MODEL // 2, 2), stride=(D_MODEL, 2, 1)))
+    go = cute.make_tensor(out, cute.make_layout((TOKENS, HIDDEN // 2, 2), stride=(HIDDEN, 2, 1)))
     cp8 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), F32, num_bits_per_copy=64)
-    bv = cute.make_rmem_tensor((2,), F32)
-    rv = cute.make_rmem_tensor((2,), F32)
     ov = cute.make_rmem_tensor((2,), F32)
     for nt in cutlass.range_constexpr(4):
         c2 = (n0 + (warp % 4) * 32 + nt * 8 + 2 * t) // 2
-        cute.copy(cp8, gb[c2, None], bv)
         for mt in cutlass.range_constexpr(4):
             for hh in cutlass.range_constexpr(2):
                 row = m0 + (warp // 4) * 64 + mt * 16 + g + 8 * hh
+                for e in cutlass.range_constexpr(2):
+                    ov[e] = acc[mt, nt, 2 * hh + e]
                 if row < TOKENS:
-                    cute.copy(cp8, gx[row, c2, None], rv)
-                    for e in cutlass.range_constexpr(2):
-                        ov[e] = rv[e] + F32(0.5) * (acc[mt, nt, 2 * hh + e] + bv[e])
                     cute.copy(cp8, ov, go[row, c2, None])
 
 
 MKB_PLAN = """/* mkb:plan
-scratch xn fp32[tokens * d_model]
-scratch act fp32[tokens * d_ff]
-launch layernorm_rows grid(ceil_div(tokens, 8)) block(256) args(x, ln_weight, ln_bias, xn, f32(eps))
-launch ffn_up grid(d_ff / 128, ceil_div(tokens, 128)) block(256) shared(147456) args(xn, W1, b1, act)
-launch ffn_down grid(d_model / 128, ceil_div(tokens, 128)) block(256) shared(147456) args(act, W2, b2, x, out)
+scratch act fp32[batch_size * seq_len * intermediate_size]
+launch swiglu_up grid(intermediate_size / 64, ceil_div(batch_size * seq_len, 128)) block(256) shared(147456)
+  args(x, w_gate_up, act)
+launch mlp_down grid(hidden_size / 128, ceil_div(batch_size * seq_len, 128)) block(256) shared(147456)
+  args(act, w_down, out)
 */"""
