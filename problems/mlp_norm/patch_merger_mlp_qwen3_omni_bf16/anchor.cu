@@ -1,41 +1,61 @@
-// The float64 anchor: LayerNorm, both linears (matmul steps on fp64 scratch), GELU and the bias adds, all in
-// double with no intermediate rounding.
+// The float64 anchor: LayerNorm (mean, biased variance), the spatial merge (read from grid_thw on the
+// device), both linears (matmul steps on fp64 scratch), the biases and the erf GELU, all in double with no
+// intermediate rounding.
 #include "mkb_ops.cuh"
 
-// mean[p] and rstd[p] of each 1152-wide patch row
+// The element of `hidden` [patches, cols] that lands at element i of the merged [patches / 4, 4 cols]
+// matrix: grids in order; within a grid (t, h, w), merged row (tt, a, b) holds patches (2a, 2b), (2a, 2b+1),
+// (2a+1, 2b), (2a+1, 2b+1) of frame tt.
+__device__ long long merged_source(long long i, const long long *thw, int grids, int cols) {
+  const long long wide = 4LL * cols, mrow = i / wide, j = i % wide, k = j / cols, c = j % cols;
+  long long poff = 0;
+  for (int g = 0; g < grids; ++g) {
+    const long long h = thw[3 * g + 1], w = thw[3 * g + 2], n = thw[3 * g] * h * w;
+    if (mrow < (poff + n) / 4) {
+      const long long local = mrow - poff / 4, per_t = (h / 2) * (w / 2), tt = local / per_t, rem = local % per_t;
+      const long long pi = 2 * (rem / (w / 2)) + k / 2, pj = 2 * (rem % (w / 2)) + k % 2;
+      return (poff + tt * h * w + pi * w + pj) * cols + c;
+    }
+    poff += n;
+  }
+  return 0;
+}
+
 MKB_ROW_REDUCE(row_mean, double, double, mkb_ops::sum_op, (const bf16 *x), f64(x[r * cols + c]), acc / cols)
 MKB_ROW_REDUCE(row_rstd, double, double, mkb_ops::sum_op, (const bf16 *x, const double *mean, double eps),
                (f64(x[r * cols + c]) - mean[r]) * (f64(x[r * cols + c]) - mean[r]), 1.0 / sqrt(acc / cols + eps))
-// a = (x - mean) * rstd * weight + bias, exactly; row p of [4*merged, hidden] is the same memory as the
-// [merged, 4*hidden] view
-MKB_MAP(normalize, double, (const bf16 *x, const double *mean, const double *rstd, const bf16 *w, const bf16 *b, int cols),
-        (f64(x[i]) - mean[i / cols]) * rstd[i / cols] * f64(w[i % cols]) + f64(b[i % cols]))
+// merged[i] = layer_norm(hidden)[merged_source(i)]
+MKB_MAP(normalize_merge, double,
+        (const bf16 *x, const double *mean, const double *rstd, const bf16 *w, const bf16 *b, const long long *thw, int grids, int cols),
+        (f64(x[merged_source(i, thw, grids, cols)]) - mean[merged_source(i, thw, grids, cols) / cols]) *
+            rstd[merged_source(i, thw, grids, cols) / cols] * f64(w[merged_source(i, thw, grids, cols) % cols]) +
+            f64(b[merged_source(i, thw, grids, cols) % cols]))
 MKB_MAP(to_f64, double, (const bf16 *v), f64(v[i]))
 // gelu(acc + bias), erf form
 MKB_MAP(bias_gelu, double, (const double *acc, const bf16 *bias, int cols), mkb_gelu(acc[i] + f64(bias[i % cols])))
 MKB_MAP(add_bias, double, (const double *acc, const bf16 *bias, int cols), acc[i] + f64(bias[i % cols]))
 
 /* mkb:plan
-scratch mean fp64[merged * 4]
-scratch rstd fp64[merged * 4]
-scratch xn fp64[merged * merged_hidden]
-scratch w1 fp64[merged_hidden * merged_hidden]
-scratch acc1 fp64[merged * merged_hidden]
-scratch g fp64[merged * merged_hidden]
-scratch w2 fp64[out_hidden * merged_hidden]
-scratch acc2 fp64[merged * out_hidden]
-launch row_mean grid(merged * 4) block(256) args(mean, x, i32(hidden))
-launch row_rstd grid(merged * 4) block(256) args(rstd, x, mean, f64(eps), i32(hidden))
-launch normalize grid(ceil_div(merged * merged_hidden, 256)) block(256)
-  args(xn, x, mean, rstd, ln_weight, ln_bias, i32(hidden), i64(merged * merged_hidden))
-launch to_f64 grid(ceil_div(merged_hidden * merged_hidden, 256)) block(256)
-  args(w1, fc1_weight, i64(merged_hidden * merged_hidden))
-matmul c(acc1) a(xn) b(w1) m(merged) n(merged_hidden) k(merged_hidden) transpose_b
-launch bias_gelu grid(ceil_div(merged * merged_hidden, 256)) block(256)
-  args(g, acc1, fc1_bias, i32(merged_hidden), i64(merged * merged_hidden))
-launch to_f64 grid(ceil_div(out_hidden * merged_hidden, 256)) block(256)
-  args(w2, fc2_weight, i64(out_hidden * merged_hidden))
-matmul c(acc2) a(g) b(w2) m(merged) n(out_hidden) k(merged_hidden) transpose_b
-launch add_bias grid(ceil_div(merged * out_hidden, 256)) block(256)
-  args(out, acc2, fc2_bias, i32(out_hidden), i64(merged * out_hidden))
+scratch mean fp64[num_patches]
+scratch rstd fp64[num_patches]
+scratch xn fp64[num_patches * hidden_size]
+scratch w1 fp64[hidden_size_expanded * hidden_size_expanded]
+scratch acc1 fp64[num_patches / 4 * hidden_size_expanded]
+scratch g fp64[num_patches / 4 * hidden_size_expanded]
+scratch w2 fp64[out_hidden_size * hidden_size_expanded]
+scratch acc2 fp64[num_patches / 4 * out_hidden_size]
+launch row_mean grid(num_patches) block(256) args(mean, hidden, i32(hidden_size))
+launch row_rstd grid(num_patches) block(256) args(rstd, hidden, mean, f64(eps), i32(hidden_size))
+launch normalize_merge grid(ceil_div(num_patches * hidden_size, 256)) block(256)
+  args(xn, hidden, mean, rstd, ln_weight, ln_bias, grid_thw, i32(num_grids), i32(hidden_size), i64(num_patches * hidden_size))
+launch to_f64 grid(ceil_div(hidden_size_expanded * hidden_size_expanded, 256)) block(256)
+  args(w1, fc1_weight, i64(hidden_size_expanded * hidden_size_expanded))
+matmul c(acc1) a(xn) b(w1) m(num_patches / 4) n(hidden_size_expanded) k(hidden_size_expanded) transpose_b
+launch bias_gelu grid(ceil_div(num_patches / 4 * hidden_size_expanded, 256)) block(256)
+  args(g, acc1, fc1_bias, i32(hidden_size_expanded), i64(num_patches / 4 * hidden_size_expanded))
+launch to_f64 grid(ceil_div(out_hidden_size * hidden_size_expanded, 256)) block(256)
+  args(w2, fc2_weight, i64(out_hidden_size * hidden_size_expanded))
+matmul c(acc2) a(g) b(w2) m(num_patches / 4) n(out_hidden_size) k(hidden_size_expanded) transpose_b
+launch add_bias grid(ceil_div(num_patches / 4 * out_hidden_size, 256)) block(256)
+  args(output, acc2, fc2_bias, i32(out_hidden_size), i64(num_patches / 4 * out_hidden_size))
 */

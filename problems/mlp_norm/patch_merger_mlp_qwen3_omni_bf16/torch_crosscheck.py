@@ -3,15 +3,18 @@ import torch.nn.functional as F
 
 
 def reference(inputs, symbols, constants):
-    """Qwen3-Omni vision patch merger in float64: LayerNorm per patch, view as groups of 4 patches,
-    Linear + GELU (erf) + Linear, with no intermediate rounding."""
-    hidden = symbols["hidden"]
-    merged_hidden = symbols["merged_hidden"]
-    x = inputs["x"].to(torch.float64)
-    n = F.layer_norm(x, (hidden,), inputs["ln_weight"].to(torch.float64), inputs["ln_bias"].to(torch.float64),
+    """Float64 semantics of patch_merger_mlp_qwen3_omni_bf16 (original #27, reconstructed; spec notes): LayerNorm
+    per patch, the 2x2 spatial merge of each (t, h, w) grid, Linear + erf GELU + Linear, no intermediate rounding."""
+    c, m = symbols["hidden_size"], symbols["merge_size"]
+    x = inputs["hidden"].to(torch.float64)
+    x = F.layer_norm(x, (c,), inputs["ln_weight"].to(torch.float64), inputs["ln_bias"].to(torch.float64),
                      eps=constants["eps"])
-    a = n.reshape(-1, merged_hidden)
-    h = F.linear(a, inputs["fc1_weight"].to(torch.float64), inputs["fc1_bias"].to(torch.float64))
-    g = F.gelu(h)
-    out = F.linear(g, inputs["fc2_weight"].to(torch.float64), inputs["fc2_bias"].to(torch.float64))
-    return {"out": out}
+    pieces, offset = [], 0
+    for t, h, w in inputs["grid_thw"].tolist():
+        n = t * h * w
+        piece = x[offset:offset + n].reshape(t, h // m, m, w // m, m, c).permute(0, 1, 3, 2, 4, 5)
+        pieces.append(piece.reshape(-1, m * m * c))
+        offset += n
+    merged = torch.cat(pieces)
+    hid = F.gelu(F.linear(merged, inputs["fc1_weight"].to(torch.float64), inputs["fc1_bias"].to(torch.float64)))
+    return {"output": F.linear(hid, inputs["fc2_weight"].to(torch.float64), inputs["fc2_bias"].to(torch.float64))}

@@ -1,9 +1,9 @@
 // The float64 anchor: the same semantics with every intermediate exact in double and no rounding
-// points (the model casts nothing on this path). Inputs are read at their dtypes; the weights are cast
-// to fp64 scratch for the fp64 `matmul` steps. Outputs y and residual_out are fp64 buffers.
+// points. Inputs are read at their dtypes; the weights are cast to fp64 scratch for the fp64 `matmul`
+// steps (about 21 GB of fp64 copies; 35 GB of scratch in all). The output is an fp64 buffer. Rows: T = batch_size * seq_len.
 #include "mkb_ops.cuh"
 
-// residual_out = x + residual (exact in double)
+// s = hidden_states + residual (exact in double)
 MKB_MAP(add_residual64, double, (const bf16 *x, const bf16 *res), f64(x[i]) + f64(res[i]))
 // inv[t] = 1 / sqrt(mean_i s[t,i]^2 + eps)
 MKB_ROW_REDUCE(inv_rms64, double, double, mkb_ops::sum_op, (const double *s, double eps),
@@ -17,22 +17,23 @@ MKB_MAP(cast64, double, (const bf16 *w), f64(w[i]))
 MKB_MAP(swiglu64, double, (const double *g, const double *u), mkb_silu(g[i]) * u[i])
 
 /* mkb:plan
-scratch inv fp64[tokens]
-scratch n64 fp64[tokens * hidden]
-scratch wg64 fp64[intermediate * hidden]
-scratch wu64 fp64[intermediate * hidden]
-scratch wd64 fp64[hidden * intermediate]
-scratch g64 fp64[tokens * intermediate]
-scratch u64 fp64[tokens * intermediate]
-scratch h64 fp64[tokens * intermediate]
-launch add_residual64 grid(ceil_div(tokens * hidden, 256)) block(256) args(residual_out, x, residual, i64(tokens * hidden))
-launch inv_rms64 grid(tokens) block(256) args(inv, residual_out, f64(eps), i32(hidden))
-launch normalize64 grid(ceil_div(tokens * hidden, 256)) block(256) args(n64, residual_out, inv, norm_weight, i32(hidden), i64(tokens * hidden))
-launch cast64 grid(ceil_div(intermediate * hidden, 256)) block(256) args(wg64, w_gate, i64(intermediate * hidden))
-launch cast64 grid(ceil_div(intermediate * hidden, 256)) block(256) args(wu64, w_up, i64(intermediate * hidden))
-launch cast64 grid(ceil_div(hidden * intermediate, 256)) block(256) args(wd64, w_down, i64(hidden * intermediate))
-matmul c(g64) a(n64) b(wg64) m(tokens) n(intermediate) k(hidden) transpose_b
-matmul c(u64) a(n64) b(wu64) m(tokens) n(intermediate) k(hidden) transpose_b
-launch swiglu64 grid(ceil_div(tokens * intermediate, 256)) block(256) args(h64, g64, u64, i64(tokens * intermediate))
-matmul c(y) a(h64) b(wd64) m(tokens) n(hidden) k(intermediate) transpose_b
+scratch s64 fp64[batch_size * seq_len * hidden_size]
+scratch inv fp64[batch_size * seq_len]
+scratch n64 fp64[batch_size * seq_len * hidden_size]
+scratch wg64 fp64[intermediate_size * hidden_size]
+scratch wu64 fp64[intermediate_size * hidden_size]
+scratch wd64 fp64[hidden_size * intermediate_size]
+scratch g64 fp64[batch_size * seq_len * intermediate_size]
+scratch u64 fp64[batch_size * seq_len * intermediate_size]
+scratch h64 fp64[batch_size * seq_len * intermediate_size]
+launch add_residual64 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(s64, hidden_states, residual, i64(batch_size * seq_len * hidden_size))
+launch inv_rms64 grid(batch_size * seq_len) block(256) args(inv, s64, f64(eps), i32(hidden_size))
+launch normalize64 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(n64, s64, inv, norm_weight, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch cast64 grid(ceil_div(intermediate_size * hidden_size, 256)) block(256) args(wg64, gate_weight, i64(intermediate_size * hidden_size))
+launch cast64 grid(ceil_div(intermediate_size * hidden_size, 256)) block(256) args(wu64, up_weight, i64(intermediate_size * hidden_size))
+launch cast64 grid(ceil_div(hidden_size * intermediate_size, 256)) block(256) args(wd64, down_weight, i64(hidden_size * intermediate_size))
+matmul c(g64) a(n64) b(wg64) m(batch_size * seq_len) n(intermediate_size) k(hidden_size) transpose_b
+matmul c(u64) a(n64) b(wu64) m(batch_size * seq_len) n(intermediate_size) k(hidden_size) transpose_b
+launch swiglu64 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(h64, g64, u64, i64(batch_size * seq_len * intermediate_size))
+matmul c(output) a(h64) b(wd64) m(batch_size * seq_len) n(hidden_size) k(intermediate_size) transpose_b
 */

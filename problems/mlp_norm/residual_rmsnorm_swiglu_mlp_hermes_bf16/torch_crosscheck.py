@@ -2,20 +2,12 @@ import torch
 
 
 def reference(inputs, symbols, constants):
-    """Float64 semantics of residual_rmsnorm_swiglu_mlp_hermes_bf16, without intermediate rounding."""
-    x = inputs["x"].to(torch.float64)
-    residual = inputs["residual"].to(torch.float64)
-    norm_weight = inputs["norm_weight"].to(torch.float64)
-    w_gate = inputs["w_gate"].to(torch.float64)
-    w_up = inputs["w_up"].to(torch.float64)
-    w_down = inputs["w_down"].to(torch.float64)
-    eps = float(constants["eps"])
-
-    s = x + residual
-    variance = (s * s).mean(dim=-1, keepdim=True)
-    n = s / torch.sqrt(variance + eps) * norm_weight
-    gate = torch.nn.functional.linear(n, w_gate)
-    up = torch.nn.functional.linear(n, w_up)
-    h = torch.nn.functional.silu(gate) * up
-    y = torch.nn.functional.linear(h, w_down)
-    return {"y": y, "residual_out": s}
+    """Float64 semantics of residual_rmsnorm_swiglu_mlp_hermes_bf16 (original #33, reconstructed), without
+    intermediate rounding: output = down(silu(gate(n)) * up(n)), n = RMSNorm(hidden_states + residual)."""
+    f = torch.nn.functional
+    s = inputs["hidden_states"].to(torch.float64) + inputs["residual"].to(torch.float64)
+    n = s * torch.rsqrt((s * s).mean(dim=-1, keepdim=True) + float(constants["eps"]))
+    n = n * inputs["norm_weight"].to(torch.float64)
+    gate = f.linear(n, inputs["gate_weight"].to(torch.float64))
+    up = f.linear(n, inputs["up_weight"].to(torch.float64))
+    return {"output": f.linear(f.silu(gate) * up, inputs["down_weight"].to(torch.float64))}

@@ -1,41 +1,39 @@
-// The float64 anchor: the same semantics with every intermediate exact in double and no rounding
-// points. Inputs are cast to fp64 scratch for the fp64 `matmul` steps; every output is an fp64 buffer.
+// The float64 anchor: the same semantics with every intermediate exact in double and no rounding points.
+// GEMM operands are cast to fp64 scratch (about 37 GB in all); elementwise kernels read the bf16 inputs
+// directly. Every output is an fp64 buffer. T = batch_size * seq_len rows.
 #include "mkb_ops.cuh"
 
 MKB_MAP(cast64, double, (const bf16 *v), f64(v[i]))
-// h = silu(g) * u
-MKB_MAP(swiglu64, double, (const double *g, const double *u), mkb_silu(g[i]) * u[i])
-// dg = dh * u * silu'(g)
-MKB_MAP(dgate64, double, (const double *dh, const double *g, const double *u), dh[i] * u[i] * mkb_silu_grad(g[i]))
-// du = dh * silu(g)
-MKB_MAP(dup64, double, (const double *dh, const double *g), dh[i] * mkb_silu(g[i]))
+// h = act * up
+MKB_MAP(mul64, double, (const bf16 *a, const bf16 *u), f64(a[i]) * f64(u[i]))
+// grad_gate = grad_h * up * sig * (1 + gate * (1 - sig)), sig = sigmoid(gate)
+MKB_MAP(dgate64, double, (const double *dh, const bf16 *u, const bf16 *g),
+        dh[i] * f64(u[i]) * mkb_sigmoid(f64(g[i])) * (1.0 + f64(g[i]) * (1.0 - mkb_sigmoid(f64(g[i])))))
+// grad_up = grad_h * act
+MKB_MAP(dup64, double, (const double *dh, const bf16 *a), dh[i] * f64(a[i]))
 
 /* mkb:plan
-scratch x64 fp64[tokens * hidden]
-scratch dy64 fp64[tokens * hidden]
-scratch wg64 fp64[intermediate * hidden]
-scratch wu64 fp64[intermediate * hidden]
-scratch wd64 fp64[hidden * intermediate]
-scratch g64 fp64[tokens * intermediate]
-scratch u64 fp64[tokens * intermediate]
-scratch h64 fp64[tokens * intermediate]
-scratch dh64 fp64[tokens * intermediate]
-scratch dg64 fp64[tokens * intermediate]
-scratch du64 fp64[tokens * intermediate]
-launch cast64 grid(ceil_div(tokens * hidden, 256)) block(256) args(x64, x, i64(tokens * hidden))
-launch cast64 grid(ceil_div(tokens * hidden, 256)) block(256) args(dy64, dy, i64(tokens * hidden))
-launch cast64 grid(ceil_div(intermediate * hidden, 256)) block(256) args(wg64, w_gate, i64(intermediate * hidden))
-launch cast64 grid(ceil_div(intermediate * hidden, 256)) block(256) args(wu64, w_up, i64(intermediate * hidden))
-launch cast64 grid(ceil_div(hidden * intermediate, 256)) block(256) args(wd64, w_down, i64(hidden * intermediate))
-matmul c(g64) a(x64) b(wg64) m(tokens) n(intermediate) k(hidden) transpose_b
-matmul c(u64) a(x64) b(wu64) m(tokens) n(intermediate) k(hidden) transpose_b
-launch swiglu64 grid(ceil_div(tokens * intermediate, 256)) block(256) args(h64, g64, u64, i64(tokens * intermediate))
-matmul c(dh64) a(dy64) b(wd64) m(tokens) n(intermediate) k(hidden)
-matmul c(dw_down) a(dy64) b(h64) m(hidden) n(intermediate) k(tokens) transpose_a
-launch dgate64 grid(ceil_div(tokens * intermediate, 256)) block(256) args(dg64, dh64, g64, u64, i64(tokens * intermediate))
-launch dup64 grid(ceil_div(tokens * intermediate, 256)) block(256) args(du64, dh64, g64, i64(tokens * intermediate))
-matmul c(dw_gate) a(dg64) b(x64) m(intermediate) n(hidden) k(tokens) transpose_a
-matmul c(dw_up) a(du64) b(x64) m(intermediate) n(hidden) k(tokens) transpose_a
-matmul c(dx) a(dg64) b(wg64) m(tokens) n(hidden) k(intermediate)
-matmul c(dx) a(du64) b(wu64) m(tokens) n(hidden) k(intermediate) accumulate
+scratch go64 fp64[batch_size * seq_len * hidden_size]
+scratch x64 fp64[batch_size * seq_len * hidden_size]
+scratch wg64 fp64[intermediate_size * hidden_size]
+scratch wu64 fp64[intermediate_size * hidden_size]
+scratch wd64 fp64[hidden_size * intermediate_size]
+scratch dh64 fp64[batch_size * seq_len * intermediate_size]
+scratch h64 fp64[batch_size * seq_len * intermediate_size]
+scratch dg64 fp64[batch_size * seq_len * intermediate_size]
+scratch du64 fp64[batch_size * seq_len * intermediate_size]
+launch cast64 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(go64, grad_output, i64(batch_size * seq_len * hidden_size))
+launch cast64 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(x64, hidden_states, i64(batch_size * seq_len * hidden_size))
+launch cast64 grid(ceil_div(intermediate_size * hidden_size, 256)) block(256) args(wg64, gate_weight, i64(intermediate_size * hidden_size))
+launch cast64 grid(ceil_div(intermediate_size * hidden_size, 256)) block(256) args(wu64, up_weight, i64(intermediate_size * hidden_size))
+launch cast64 grid(ceil_div(hidden_size * intermediate_size, 256)) block(256) args(wd64, down_weight, i64(hidden_size * intermediate_size))
+matmul c(dh64) a(go64) b(wd64) m(batch_size * seq_len) n(intermediate_size) k(hidden_size)
+launch mul64 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(h64, act, up, i64(batch_size * seq_len * intermediate_size))
+matmul c(grad_down_weight) a(go64) b(h64) m(hidden_size) n(intermediate_size) k(batch_size * seq_len) transpose_a
+launch dgate64 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(dg64, dh64, up, gate, i64(batch_size * seq_len * intermediate_size))
+launch dup64 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(du64, dh64, act, i64(batch_size * seq_len * intermediate_size))
+matmul c(grad_gate_weight) a(dg64) b(x64) m(intermediate_size) n(hidden_size) k(batch_size * seq_len) transpose_a
+matmul c(grad_up_weight) a(du64) b(x64) m(intermediate_size) n(hidden_size) k(batch_size * seq_len) transpose_a
+matmul c(grad_input) a(dg64) b(wg64) m(batch_size * seq_len) n(hidden_size) k(intermediate_size)
+matmul c(grad_input) a(du64) b(wu64) m(batch_size * seq_len) n(hidden_size) k(intermediate_size) accumulate
 */

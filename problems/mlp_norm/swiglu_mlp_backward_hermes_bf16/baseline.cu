@@ -1,44 +1,58 @@
-// The unfused baseline: eager PyTorch autograd in bf16 for the Llama MLP
-// y = down_proj(silu(gate_proj(x)) * up_proj(x)), with the forward recomputed from the saved input x.
-// One launch per eager operation; GEMMs are `matmul` steps (cuBLAS, fp32 accumulation, one rounding).
+// The unfused baseline: one launch per eager PyTorch operation of the reconstructed reference (spec notes),
+// intermediates in memory at the dtype eager keeps them (bf16, fp32 for the SiLU-derivative chain), one
+// rounding per op. GEMMs are `matmul` steps (cuBLAS, fp32 accumulation, one rounding). T = batch_size * seq_len
+// rows; fp32 scratch buffers are reused once dead (eager's caching allocator does the same).
 #include "mkb_ops.cuh"
 
-// a = silu(g)
-MKB_MAP(silu_map, bf16, (const bf16 *g), mkb_silu(f32(g[i])))
-// p = l * r (the three products of the forward and the mul backward)
-MKB_MAP(mul_map, bf16, (const bf16 *l, const bf16 *r), f32(l[i]) * f32(r[i]))
-// dg = silu_backward(da, g) = da * sigmoid(g) * (1 + g * (1 - sigmoid(g))), in fp32, rounded once
-MKB_MAP(silu_backward_map, bf16, (const bf16 *da, const bf16 *g), f32(da[i]) * mkb_silu_grad(f32(g[i])))
-// dx = dx_gate + dx_up (autograd accumulating the two contributions to x's gradient)
-MKB_MAP(add_map, bf16, (const bf16 *l, const bf16 *r), f32(l[i]) + f32(r[i]))
+// p = l * r (bf16): h = act * up, grad_act = grad_h * up, grad_up = grad_h * act
+MKB_MAP(mul_bf16, bf16, (const bf16 *l, const bf16 *r), f32(l[i]) * f32(r[i]))
+// gate.to(float32), grad_act.to(float32)
+MKB_MAP(to_float, float, (const bf16 *v), f32(v[i]))
+// sig = torch.sigmoid(g)
+MKB_MAP(sigmoid_map, float, (const float *g), mkb_sigmoid(g[i]))
+// 1.0 - sig
+MKB_MAP(rsub_one, float, (const float *s), 1.0f - s[i])
+// 1.0 + t
+MKB_MAP(add_one, float, (const float *t), 1.0f + t[i])
+// l * r (fp32)
+MKB_MAP(mul_f32, float, (const float *l, const float *r), l[i] * r[i])
+// .to(bf16)
+MKB_MAP(to_bf16, bf16, (const float *v), v[i])
+// grad_input = dx_gate + dx_up (bf16)
+MKB_MAP(add_bf16, bf16, (const bf16 *l, const bf16 *r), f32(l[i]) + f32(r[i]))
 
 /* mkb:plan
-scratch g bf16[tokens * intermediate]
-scratch u bf16[tokens * intermediate]
-scratch a bf16[tokens * intermediate]
-scratch h bf16[tokens * intermediate]
-scratch dh bf16[tokens * intermediate]
-scratch da bf16[tokens * intermediate]
-scratch du bf16[tokens * intermediate]
-scratch dg bf16[tokens * intermediate]
-scratch dxg bf16[tokens * hidden]
-scratch dxu bf16[tokens * hidden]
-# forward recomputation: g = x W_gate^T, u = x W_up^T, a = silu(g), h = a * u
-matmul c(g) a(x) b(w_gate) m(tokens) n(intermediate) k(hidden) transpose_b
-matmul c(u) a(x) b(w_up) m(tokens) n(intermediate) k(hidden) transpose_b
-launch silu_map grid(ceil_div(tokens * intermediate, 256)) block(256) args(a, g, i64(tokens * intermediate))
-launch mul_map grid(ceil_div(tokens * intermediate, 256)) block(256) args(h, a, u, i64(tokens * intermediate))
-# down_proj backward: dh = dy W_down, dW_down = dy^T h
-matmul c(dh) a(dy) b(w_down) m(tokens) n(intermediate) k(hidden)
-matmul c(dw_down) a(dy) b(h) m(hidden) n(intermediate) k(tokens) transpose_a
-# mul backward: da = dh * u, du = dh * a; silu backward: dg
-launch mul_map grid(ceil_div(tokens * intermediate, 256)) block(256) args(da, dh, u, i64(tokens * intermediate))
-launch mul_map grid(ceil_div(tokens * intermediate, 256)) block(256) args(du, dh, a, i64(tokens * intermediate))
-launch silu_backward_map grid(ceil_div(tokens * intermediate, 256)) block(256) args(dg, da, g, i64(tokens * intermediate))
-# up_proj and gate_proj backward: weight gradients and the two input-gradient contributions
-matmul c(dw_up) a(du) b(x) m(intermediate) n(hidden) k(tokens) transpose_a
-matmul c(dxu) a(du) b(w_up) m(tokens) n(hidden) k(intermediate)
-matmul c(dw_gate) a(dg) b(x) m(intermediate) n(hidden) k(tokens) transpose_a
-matmul c(dxg) a(dg) b(w_gate) m(tokens) n(hidden) k(intermediate)
-launch add_map grid(ceil_div(tokens * hidden, 256)) block(256) args(dx, dxg, dxu, i64(tokens * hidden))
+scratch grad_h bf16[batch_size * seq_len * intermediate_size]
+scratch h bf16[batch_size * seq_len * intermediate_size]
+scratch grad_act bf16[batch_size * seq_len * intermediate_size]
+scratch grad_up bf16[batch_size * seq_len * intermediate_size]
+scratch grad_gate bf16[batch_size * seq_len * intermediate_size]
+scratch fa fp32[batch_size * seq_len * intermediate_size]
+scratch fb fp32[batch_size * seq_len * intermediate_size]
+scratch fc fp32[batch_size * seq_len * intermediate_size]
+scratch fd fp32[batch_size * seq_len * intermediate_size]
+scratch dxg bf16[batch_size * seq_len * hidden_size]
+scratch dxu bf16[batch_size * seq_len * hidden_size]
+matmul c(grad_h) a(grad_output) b(down_weight) m(batch_size * seq_len) n(intermediate_size) k(hidden_size)
+launch mul_bf16 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(h, act, up, i64(batch_size * seq_len * intermediate_size))
+matmul c(grad_down_weight) a(grad_output) b(h) m(hidden_size) n(intermediate_size) k(batch_size * seq_len) transpose_a
+launch mul_bf16 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(grad_act, grad_h, up, i64(batch_size * seq_len * intermediate_size))
+launch mul_bf16 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(grad_up, grad_h, act, i64(batch_size * seq_len * intermediate_size))
+# sig = sigmoid(gate.float()); g = gate.float(); dsilu = sig * (1 + g * (1 - sig))
+launch to_float grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(fa, gate, i64(batch_size * seq_len * intermediate_size))
+launch sigmoid_map grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(fb, fa, i64(batch_size * seq_len * intermediate_size))
+launch to_float grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(fa, gate, i64(batch_size * seq_len * intermediate_size))
+launch rsub_one grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(fc, fb, i64(batch_size * seq_len * intermediate_size))
+launch mul_f32 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(fd, fa, fc, i64(batch_size * seq_len * intermediate_size))
+launch add_one grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(fc, fd, i64(batch_size * seq_len * intermediate_size))
+launch mul_f32 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(fa, fb, fc, i64(batch_size * seq_len * intermediate_size))
+# grad_gate = (grad_act.float() * dsilu).to(bf16)
+launch to_float grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(fb, grad_act, i64(batch_size * seq_len * intermediate_size))
+launch mul_f32 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(fc, fb, fa, i64(batch_size * seq_len * intermediate_size))
+launch to_bf16 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(grad_gate, fc, i64(batch_size * seq_len * intermediate_size))
+matmul c(grad_gate_weight) a(grad_gate) b(hidden_states) m(intermediate_size) n(hidden_size) k(batch_size * seq_len) transpose_a
+matmul c(grad_up_weight) a(grad_up) b(hidden_states) m(intermediate_size) n(hidden_size) k(batch_size * seq_len) transpose_a
+matmul c(dxg) a(grad_gate) b(gate_weight) m(batch_size * seq_len) n(hidden_size) k(intermediate_size)
+matmul c(dxu) a(grad_up) b(up_weight) m(batch_size * seq_len) n(hidden_size) k(intermediate_size)
+launch add_bf16 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(grad_input, dxg, dxu, i64(batch_size * seq_len * hidden_size))
 */

@@ -1,15 +1,18 @@
-// Qwen3-Omni vision patch merger, fused: LayerNorm, then two Hopper wgmma GEMMs whose epilogues apply the
+// Qwen3-Omni vision patch merger (original #27), fused: LayerNorm with the 2x2 spatial merge folded into its
+// store addresses, then two Hopper wgmma GEMMs whose epilogues apply the
 // bias (and GELU for fc1) in registers, so neither linear's fp32 result nor the pre-GELU bf16 tensor ever
-// reaches memory. Three launches instead of the eager six; rounding points as in eager PyTorch.
-//   1. layernorm_rows: one warp per 1152-wide patch row, fp32 statistics, bf16 out (= the [M, 4608] view).
-//   2. fc1_gelu: h = bf16(xn @ W1^T + b1); g = bf16(gelu(h))     (M x 4608 x 4608)
-//   3. fc2_bias: out = bf16(g @ W2^T + b2)                       (M x 2048 x 4608)
-// Shape checks for the GEMM tiles: 4608 % 256 == 0, 2048 % 256 == 0, 4608 % 64 == 0; M = 6272 = 49 * 128.
+// reaches memory. Three launches instead of eager's ~25; rounding points as in eager PyTorch.
+//   1. layernorm_rows: one warp per 1536-wide patch row, fp32 statistics, bf16 out written to its merged
+//      position (the spec's invariant: every grid is 1 x 64 x 64): patch p goes to merged row
+//      1024 (p / 4096) + 32 (p % 4096 / 128) + p % 64 / 2, column block 2 (p / 64 % 2) + p % 2 of [8192, 6144].
+//   2. fc1_gelu: h = bf16(xn @ W1^T + b1); g = bf16(gelu(h))     (M x 6144 x 6144)
+//   3. fc2_bias: out = bf16(g @ W2^T + b2)                       (M x 3584 x 6144)
+// Shape checks for the GEMM tiles: 6144 % 256 == 0, 3584 % 256 == 0, 6144 % 64 == 0; M = 8192 = 64 * 128.
 #include <cuda_bf16.h>
 
-constexpr int kHidden = 1152;             // vision hidden_size (LayerNorm width)
-constexpr int kChunks = kHidden / 8;      // 144 chunks of 8 bf16 (16 bytes) per patch row
-constexpr int kChunksPerLane = (kChunks + 31) / 32; // 5 (the last only for lanes < 16)
+constexpr int kHidden = 1536;             // vision hidden_size (LayerNorm width)
+constexpr int kChunks = kHidden / 8;      // 192 chunks of 8 bf16 (16 bytes) per patch row
+constexpr int kChunksPerLane = (kChunks + 31) / 32; // 6
 
 union pack8 {
   uint4 vector;
@@ -53,7 +56,10 @@ layernorm_rows(const __nv_bfloat16 *__restrict__ x, const __nv_bfloat16 *__restr
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) sq += __shfl_xor_sync(0xffffffffu, sq, o);
   const float rstd = rsqrtf(sq / kHidden + eps);
-  uint4 *dst = reinterpret_cast<uint4 *>(y + row * kHidden);
+  // the merge: (grid g, patch row y, column x) of a 1 x 64 x 64 grid -> merged row (g, y / 2, x / 2), block 2 (y % 2) + x % 2
+  const long long mrow = row / 4096 * 1024 + row % 4096 / 128 * 32 + row % 64 / 2;
+  const int part = (int)(row / 64 % 2 * 2 + row % 2);
+  uint4 *dst = reinterpret_cast<uint4 *>(y + mrow * (4 * kHidden) + part * kHidden);
   const uint4 *g4 = reinterpret_cast<const uint4 *>(gamma);
   const uint4 *b4 = reinterpret_cast<const uint4 *>(beta);
 #pragma unroll
@@ -315,14 +321,14 @@ fc2_bias(const __nv_bfloat16 *__restrict__ g, const __nv_bfloat16 *__restrict__ 
 }
 
 // The GEMM grids are 132 persistent CTAs (the H100/H200 SM count; one 195 KiB CTA fits per SM): fc1 has
-// 49 x 18 = 882 tiles, fc2 49 x 8 = 392. Fewer SMs would only queue the extra CTAs.
+// 64 x 24 = 1536 tiles, fc2 64 x 14 = 896. Fewer SMs would only queue the extra CTAs.
 /* mkb:plan
-scratch xn bf16[merged * merged_hidden]
-scratch g bf16[merged * merged_hidden]
-launch layernorm_rows grid(ceil_div(merged * 4, 8)) block(256)
-  args(x, ln_weight, ln_bias, xn, i32(merged * 4), f32(eps))
-launch fc1_gelu grid(min(132, ceil_div(merged, 128) * (merged_hidden / 256))) block(384) shared(4 * 49152 + 1024)
-  args(xn, fc1_weight, fc1_bias, g, i32(merged), i32(merged_hidden), i32(merged_hidden))
-launch fc2_bias grid(min(132, ceil_div(merged, 128) * (out_hidden / 256))) block(384) shared(4 * 49152 + 1024)
-  args(g, fc2_weight, fc2_bias, out, i32(merged), i32(out_hidden), i32(merged_hidden))
+scratch xn bf16[num_patches * hidden_size]
+scratch g bf16[num_patches / 4 * hidden_size_expanded]
+launch layernorm_rows grid(ceil_div(num_patches, 8)) block(256)
+  args(hidden, ln_weight, ln_bias, xn, i32(num_patches), f32(eps))
+launch fc1_gelu grid(min(132, ceil_div(num_patches / 4, 128) * (hidden_size_expanded / 256))) block(384) shared(4 * 49152 + 1024)
+  args(xn, fc1_weight, fc1_bias, g, i32(num_patches / 4), i32(hidden_size_expanded), i32(hidden_size_expanded))
+launch fc2_bias grid(min(132, ceil_div(num_patches / 4, 128) * (out_hidden_size / 256))) block(384) shared(4 * 49152 + 1024)
+  args(g, fc2_weight, fc2_bias, output, i32(num_patches / 4), i32(out_hidden_size), i32(hidden_size_expanded))
 */

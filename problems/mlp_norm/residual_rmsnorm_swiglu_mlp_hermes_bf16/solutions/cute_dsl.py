@@ -1,37 +1,42 @@
-"""Residual add + RMSNorm + SwiGLU MLP, Hermes-3 (Llama 3.1 8B) decode step of 32 tokens, in CuTe DSL.
-The algorithm of solutions/cuda.cu, with bf16 tensor cores (warp-level mma.sync m16n8k16 through
-cute.nvgpu.warp.MmaF16BF16Op, fp32 accumulation) on cp.async-filled shared tiles:
-  1. add_rmsnorm (grid 32, 512 threads, 8 columns each): residual = bf16(x + residual) in place;
-     n = bf16(bf16(s * rsqrt(mean(s^2) + eps)) * w) into scratch `n` [32, 4096].
-  2. gate_up_swiglu (224 CTAs x 256 threads): each CTA owns 64 intermediate columns j: its A tile is
-     the 64 w_gate rows + the matching 64 w_up rows (M = 128), B = the 32 token rows of n, K = 4096 in
-     128-wide stages (2-stage cp.async ring, 80 KiB). Warp (wm, wn) owns rows wm*16.. of both halves, so
-     gate and up of one (j, t) meet in one thread: h = bf16(bf16(silu(bf16 g)) * bf16 u) into scratch
-     `hbuf` [32, 14336].
-  3. down_proj (grid 32 x 7 = 224 CTAs): 128 w_down rows per CTA, split-K by 7 (2048 each), fp32 partials
-     [7, 32, 4096] into scratch; 4. down_reduce sums the 7 partials in split order and rounds to bf16.
-     (cuda.cu folds step 4 into the last CTA with an atomic ticket; here it is one more small launch.)
-Rounding points as reference.md. Compile-checked only (no GPU run); expected speed: close to cuda.cu
-(same weight-streaming design; one extra ~3 us launch), i.e. near the HBM floor of ~75-90 us."""
+# Slower than the eager baseline by design (beats_baseline: false in spec.json): SM80-style mma.sync GEMMs
+# without wgmma or warp specialisation reach about half of cuBLAS's rate on the 42.9 TFLOP of products
+# (the same core measured 0.43x against eager on swiglu_mlp_backward_hermes_bf16). solutions/cuda.cu is
+# the fast solution.
+"""Residual add + RMSNorm + SwiGLU MLP (original #33: 8192 rows, hidden 16384, intermediate 53248) in CuTe
+DSL, with the rounding points of reference.md. Launches:
+  1. add_rmsnorm: one 1024-thread CTA per row, two 8-wide chunks per thread: s = bf16(x + residual),
+     n = bf16(w * bf16(s * rsqrt(mean(s^2) + eps))) into scratch n [T, H].
+  2. gemm_gate / gemm_up: g = bf16(n . gate_weight^T), u = bf16(n . up_weight^T)   [T, I]
+  3. swiglu: h = bf16(bf16(silu(g)) * u)                                          [T, I]
+  4. gemm_down: output = bf16(h . down_weight^T)                                  [T, H]
+GEMM core (from swiglu_mlp_backward_hermes_bf16's cute_dsl.py): warp-level bf16 mma.sync m16n8k16
+(cute.nvgpu.warp.MmaF16BF16Op, fp32 accumulation), 128 x 256 CTA tiles, k tile 64, 3-stage cp.async ring
+in 144 KiB of dynamic shared memory, both operands K-major (nothing transposed).
+Compile-checked only (no GPU here)."""
 import cutlass
 import cutlass.cute as cute
 
 BF16 = cutlass.BFloat16
 F32 = cutlass.Float32
 
-TOKENS = 32
-HIDDEN = 4096
-INTER = 14336
-CH = 16                        # 16-byte chunks per row per stage: k tile of 128
+T = 8192
+H = 16384
+I = 53248
+NORM_THREADS = 1024
+assert H == 2 * NORM_THREADS * 8
+
+BM = 128
+BN = 256
+CH = 8
+STAGES = 3
 THREADS = 256
-STAGES = 2
-HALF = 64                      # gate_up: 64 j per CTA (64 gate + 64 up rows); down: 2 x 64 output rows
-SPLITS = 7
-DOWN_K = INTER // SPLITS       # 2048
-assert HIDDEN % (8 * CH) == 0 and DOWN_K % (8 * CH) == 0 and INTER % HALF == 0 and HIDDEN % (2 * HALF) == 0
-assert TOKENS == 32 and HIDDEN == 512 * 8
-SMEM = STAGES * (2 * HALF + TOKENS) * CH * 8 * 2   # 81920 bytes
-assert SMEM == 81920
+MI = 4
+NI = 8
+WARPS_M = 2
+SMEM = STAGES * (BM + BN) * CH * 8 * 2    # 147456
+assert T % BM == 0 and H % BN == 0 and I % BN == 0 and H % 64 == 0 and I % 64 == 0
+assert BM // MI == 16 * WARPS_M and BN // NI == 8 * (THREADS // 32 // WARPS_M) and SMEM == 147456
+assert H * I < 2 ** 31                    # element offsets fit in 32 bits
 
 
 # ---- bf16 tensor-core GEMM core (warp-level mma.sync m16n8k16, fp32 accumulation) -------------------
@@ -146,6 +151,42 @@ def chunked(ptr, rows, ld, CH):
 # ---- end of the GEMM core ---------------------------------------------------------------------------
 
 
+# ---- GEMMs ----
+@cute.jit
+def gemm_store(a: cute.Pointer, b: cute.Pointer, c: cute.Pointer, MROWS: cutlass.Constexpr, M: cutlass.Constexpr,
+               N: cutlass.Constexpr, K: cutlass.Constexpr, AOFF: cutlass.Constexpr):
+    """c[m, n] = bf16(sum_k a[AOFF + m, k] b[n, k]) for this CTA's tile; a has MROWS rows of K."""
+    tid = cute.arch.thread_idx()[0]
+    n0 = cute.arch.block_idx()[0] * BN
+    m0 = cute.arch.block_idx()[1] * BM
+    lane = tid % 32
+    warp = tid // 32
+    gA = chunked(a, MROWS, K, CH)
+    gB = chunked(b, N, K, CH)
+    gc = cute.make_tensor(c, cute.make_layout((M, N // 2, 2), stride=(N, 2, 1)))
+    sA, sB = smem_tiles(STAGES, BM, BN, CH)
+    acc = cute.make_rmem_tensor(cute.make_layout((MI, NI, 4), stride=(NI * 4, 4, 1)), F32)
+    acc.fill(0.0)
+    gemm_mainloop(acc, gA, gA, gB, sA, sB, AOFF + m0, AOFF + m0 + BM // 2, n0, 0, tid, K // (8 * CH), BM, BN, CH,
+                  STAGES, THREADS, MI, NI, WARPS_M)
+    g = lane // 4
+    q = lane % 4
+    wm = warp % WARPS_M
+    wn = warp // WARPS_M
+    o2 = cute.make_rmem_tensor((2,), BF16)
+    c32 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), BF16, num_bits_per_copy=32)
+    for j in cutlass.range_constexpr(NI):
+        cp = (n0 + j * (BN // NI) + wn * 8) // 2 + q
+        for i in cutlass.range_constexpr(MI):
+            for hr in cutlass.range_constexpr(2):
+                m = m0 + i * (BM // MI) + wm * 16 + g + 8 * hr
+                o2[0] = acc[i, j, 2 * hr].to(BF16)
+                o2[1] = acc[i, j, 2 * hr + 1].to(BF16)
+                cute.copy(c32, o2, gc[m, cp, None])
+
+
+
+
 @cute.kernel
 def add_rmsnorm(x: cute.Pointer, residual: cute.Pointer, weight: cute.Pointer, n: cute.Pointer,
                 eps: cutlass.Float32):
@@ -153,115 +194,87 @@ def add_rmsnorm(x: cute.Pointer, residual: cute.Pointer, weight: cute.Pointer, n
     row = cute.arch.block_idx()[0]
     lane = cute.arch.lane_idx()
     warp = cute.arch.warp_idx()
-    rows = cute.make_layout((TOKENS, 512, 8), stride=(HIDDEN, 8, 1))
+    rows = cute.make_layout((T, 2, NORM_THREADS, 8), stride=(H, NORM_THREADS * 8, 8, 1))
     gx = cute.make_tensor(x, rows)
     gr = cute.make_tensor(residual, rows)
     gn = cute.make_tensor(n, rows)
-    gw = cute.make_tensor(weight, cute.make_layout((512, 8), stride=(8, 1)))
-    red = cute.make_tensor(cute.arch.alloc_smem(F32, 16), cute.make_layout(16))
+    gw = cute.make_tensor(weight, cute.make_layout((2, NORM_THREADS, 8), stride=(NORM_THREADS * 8, 8, 1)))
+    red = cute.make_tensor(cute.arch.alloc_smem(F32, 32), cute.make_layout(32))
     c128 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), BF16, num_bits_per_copy=128)
-    rx = cute.make_rmem_tensor((8,), BF16)
-    rr = cute.make_rmem_tensor((8,), BF16)
-    rw = cute.make_rmem_tensor((8,), BF16)
-    ro = cute.make_rmem_tensor((8,), BF16)
-    cute.copy(c128, gx[row, tidx, None], rx)
-    cute.copy(c128, gr[row, tidx, None], rr)
+    rx = cute.make_rmem_tensor(cute.make_layout((2, 8), stride=(8, 1)), BF16)
+    rs = cute.make_rmem_tensor(cute.make_layout((2, 8), stride=(8, 1)), BF16)
+    rw = cute.make_rmem_tensor(cute.make_layout((2, 8), stride=(8, 1)), BF16)
+    ro = cute.make_rmem_tensor(cute.make_layout((2, 8), stride=(8, 1)), BF16)
     sq = F32(0.0)
-    for k in cutlass.range_constexpr(8):
-        v = (rx[k].to(F32) + rr[k].to(F32)).to(BF16)
-        rr[k] = v
-        f = v.to(F32)
-        sq = sq + f * f
-    cute.copy(c128, rr, gr[row, tidx, None])
+    for c in cutlass.range_constexpr(2):
+        cute.copy(c128, gx[row, c, tidx, None], rx[c, None])
+        cute.copy(c128, gr[row, c, tidx, None], rs[c, None])
+        for k in cutlass.range_constexpr(8):
+            v = (rx[c, k].to(F32) + rs[c, k].to(F32)).to(BF16)
+            rs[c, k] = v
+            f = v.to(F32)
+            sq = sq + f * f
     sq = cute.arch.warp_reduction_sum(sq)
     if lane == 0:
         red[warp] = sq
     cute.arch.sync_threads()
     total = F32(0.0)
-    for w in cutlass.range_constexpr(16):
+    for w in cutlass.range_constexpr(32):
         total = total + red[w]
-    inv = cute.math.rsqrt(total / F32(HIDDEN) + eps)
-    cute.copy(c128, gw[tidx, None], rw)
+    inv = cute.math.rsqrt(total / F32(H) + eps)
+    for c in cutlass.range_constexpr(2):
+        cute.copy(c128, gw[c, tidx, None], rw[c, None])
+        for k in cutlass.range_constexpr(8):
+            m = (rs[c, k].to(F32) * inv).to(BF16)
+            ro[c, k] = (rw[c, k].to(F32) * m.to(F32)).to(BF16)
+        cute.copy(c128, ro[c, None], gn[row, c, tidx, None])
+
+
+@cute.kernel
+def gemm_gate(n: cute.Pointer, gate_weight: cute.Pointer, g: cute.Pointer):
+    gemm_store(n, gate_weight, g, T, T, I, H, 0)
+
+
+@cute.kernel
+def gemm_up(n: cute.Pointer, up_weight: cute.Pointer, u: cute.Pointer):
+    gemm_store(n, up_weight, u, T, T, I, H, 0)
+
+
+@cute.kernel
+def gemm_down(h: cute.Pointer, down_weight: cute.Pointer, out: cute.Pointer):
+    gemm_store(h, down_weight, out, T, T, H, I, 0)
+
+
+@cute.kernel
+def swiglu(g: cute.Pointer, u: cute.Pointer, h: cute.Pointer):
+    """h = bf16(bf16(silu(g)) * u), 8 elements per thread."""
+    blk = cute.arch.block_idx()[0]
+    tid = cute.arch.thread_idx()[0]
+    lay = cute.make_layout((T * I // 2048, 256, 8), stride=(2048, 8, 1))
+    gg = cute.make_tensor(g, lay)
+    gu = cute.make_tensor(u, lay)
+    gh = cute.make_tensor(h, lay)
+    c128 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), BF16, num_bits_per_copy=128)
+    rg = cute.make_rmem_tensor((8,), BF16)
+    ru = cute.make_rmem_tensor((8,), BF16)
+    rh = cute.make_rmem_tensor((8,), BF16)
+    cute.copy(c128, gg[blk, tid, None], rg)
+    cute.copy(c128, gu[blk, tid, None], ru)
     for k in cutlass.range_constexpr(8):
-        m = (rr[k].to(F32) * inv).to(BF16)
-        ro[k] = (m.to(F32) * rw[k].to(F32)).to(BF16)
-    cute.copy(c128, ro, gn[row, tidx, None])
-
-
-@cute.kernel
-def gate_up_swiglu(n: cute.Pointer, w_gate: cute.Pointer, w_up: cute.Pointer, h: cute.Pointer):
-    tid = cute.arch.thread_idx()[0]
-    j0 = cute.arch.block_idx()[0] * HALF
-    lane = tid % 32
-    warp = tid // 32
-    gA0 = chunked(w_gate, INTER, HIDDEN, CH)
-    gA1 = chunked(w_up, INTER, HIDDEN, CH)
-    gB = chunked(n, TOKENS, HIDDEN, CH)
-    gh = cute.make_tensor(h, cute.make_layout((TOKENS, INTER), stride=(INTER, 1)))
-    sA, sB = smem_tiles(STAGES, 2 * HALF, TOKENS, CH)
-    acc = cute.make_rmem_tensor(cute.make_layout((2, 2, 4), stride=(8, 4, 1)), F32)
-    acc.fill(0.0)
-    gemm_mainloop(acc, gA0, gA1, gB, sA, sB, j0, j0, 0, 0, tid, HIDDEN // (8 * CH), 2 * HALF, TOKENS, CH,
-                  STAGES, THREADS, 2, 2, 4)
-    # acc[0] = gate, acc[1] = up, same (j, t): j = j0 + wm*16 + g + 8(e//2), t = jj*16 + wn*8 + 2q + e%2
-    g = lane // 4
-    q = lane % 4
-    wm = warp % 4
-    wn = warp // 4
-    for jj in cutlass.range_constexpr(2):
-        for e in cutlass.range_constexpr(4):
-            j = j0 + wm * 16 + g + 8 * (e // 2)
-            t = jj * 16 + wn * 8 + 2 * q + e % 2
-            gv = acc[0, jj, e].to(BF16).to(F32)
-            uv = acc[1, jj, e].to(BF16).to(F32)
-            av = (gv / (F32(1.0) + cute.math.exp(-gv))).to(BF16).to(F32)
-            gh[t, j] = (av * uv).to(BF16)
-
-
-@cute.kernel
-def down_proj(h: cute.Pointer, w_down: cute.Pointer, partial: cute.Pointer):
-    tid = cute.arch.thread_idx()[0]
-    o0 = cute.arch.block_idx()[0] * (2 * HALF)
-    split = cute.arch.block_idx()[1]
-    lane = tid % 32
-    warp = tid // 32
-    gA = chunked(w_down, HIDDEN, INTER, CH)
-    gB = chunked(h, TOKENS, INTER, CH)
-    gp = cute.make_tensor(partial, cute.make_layout((SPLITS, TOKENS, HIDDEN), stride=(TOKENS * HIDDEN, HIDDEN, 1)))
-    sA, sB = smem_tiles(STAGES, 2 * HALF, TOKENS, CH)
-    acc = cute.make_rmem_tensor(cute.make_layout((2, 2, 4), stride=(8, 4, 1)), F32)
-    acc.fill(0.0)
-    gemm_mainloop(acc, gA, gA, gB, sA, sB, o0, o0 + HALF, 0, split * (DOWN_K // (8 * CH)), tid,
-                  DOWN_K // (8 * CH), 2 * HALF, TOKENS, CH, STAGES, THREADS, 2, 2, 4)
-    g = lane // 4
-    q = lane % 4
-    wm = warp % 4
-    wn = warp // 4
-    for i in cutlass.range_constexpr(2):
-        for jj in cutlass.range_constexpr(2):
-            for e in cutlass.range_constexpr(4):
-                o = o0 + i * HALF + wm * 16 + g + 8 * (e // 2)
-                t = jj * 16 + wn * 8 + 2 * q + e % 2
-                gp[split, t, o] = acc[i, jj, e]
-
-
-@cute.kernel
-def down_reduce(partial: cute.Pointer, y: cute.Pointer):
-    i = cute.arch.block_idx()[0] * 256 + cute.arch.thread_idx()[0]
-    gp = cute.make_tensor(partial, cute.make_layout((SPLITS, TOKENS * HIDDEN), stride=(TOKENS * HIDDEN, 1)))
-    gy = cute.make_tensor(y, cute.make_layout(TOKENS * HIDDEN))
-    s = gp[0, i]
-    for k in cutlass.range_constexpr(1, SPLITS):
-        s = s + gp[k, i]
-    gy[i] = s.to(BF16)
+        gv = rg[k].to(F32)
+        av = (gv / (F32(1.0) + cute.math.exp(-gv))).to(BF16).to(F32)
+        rh[k] = (av * ru[k].to(F32)).to(BF16)
+    cute.copy(c128, rh, gh[blk, tid, None])
 
 
 MKB_PLAN = """/* mkb:plan
-scratch n bf16[tokens * hidden]
-scratch hbuf bf16[tokens * intermediate]
-scratch partial fp32[7 * tokens * hidden]
-launch add_rmsnorm grid(tokens) block(512) args(x, residual, norm_weight, n, f32(eps))
-launch gate_up_swiglu grid(intermediate / 64) block(256) shared(81920) args(n, w_gate, w_up, hbuf)
-launch down_proj grid(hidden / 128, 7) block(256) shared(81920) args(hbuf, w_down, partial)
-launch down_reduce grid(tokens * hidden / 256) block(256) args(partial, y)
+scratch n bf16[batch_size * seq_len * hidden_size]
+scratch g bf16[batch_size * seq_len * intermediate_size]
+scratch u bf16[batch_size * seq_len * intermediate_size]
+scratch h bf16[batch_size * seq_len * intermediate_size]
+launch add_rmsnorm grid(batch_size * seq_len) block(1024) args(hidden_states, residual, norm_weight, n, f32(eps))
+launch gemm_gate grid(intermediate_size / 256, batch_size * seq_len / 128) block(256) shared(147456) args(n, gate_weight, g)
+launch gemm_up grid(intermediate_size / 256, batch_size * seq_len / 128) block(256) shared(147456) args(n, up_weight, u)
+launch swiglu grid(batch_size * seq_len * intermediate_size / 2048) block(256) args(g, u, h)
+launch gemm_down grid(hidden_size / 256, batch_size * seq_len / 128) block(256) shared(147456) args(h, down_weight, output)
 */"""

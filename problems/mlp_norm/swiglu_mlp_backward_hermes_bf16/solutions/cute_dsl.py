@@ -1,36 +1,32 @@
-# Measured on an H200 (2026-12-02): 13264 us against the eager baseline's 5755 us (0.43x). Kept to show
-# the DSL, and declared in spec.json as slower than the baseline (beats_baseline: false): its SM80
-# mma.sync GEMMs (no wgmma, no warp specialisation) and the operand transposes reach about half of
-# cuBLAS's wgmma rate on 3.85 TFLOP of products. solutions/cuda.cu is the fast solution.
-"""Backward of the SwiGLU MLP (Hermes-3 / Llama 3.1 8B shapes, 4096 tokens) in CuTe DSL: dx, dw_gate, dw_up,
-dw_down with the rounding points of reference.md (eager autograd in bf16), every product on warp-level
-bf16 tensor cores (mma.sync m16n8k16 via cute.nvgpu.warp.MmaF16BF16Op, fp32 accumulation).
-One GEMM core, C[m, n] = sum_k A[m, k] B[n, k] with both operands K-major (128 x 256 CTA tiles, k tile
-64 with XOR-swizzled 16-byte chunks, 3-stage cp.async ring in 144 KiB of dynamic shared memory, 8 warps
-as 2 x 4 with 64 x 64 warp tiles). Where cuda.cu reads an operand MN-major (wgmma's transpose bit), this
-solution first transposes it into scratch with a shared-memory tile transpose (64 x 64 tiles):
-  T1. wdT = w_down^T [I, H];  wguT = [w_gate^T | w_up^T] [H, 2I];  dyT = dy^T, xT = x^T [H, T].
-  G1. dhT [I, T] = bf16(wdT . dy^T)                       (= dh^T, dh = dy . w_down)
-  G2. gate/up with the weights as the M side: the A tile is 64 w_gate rows + the same 64 w_up rows, the
-      B tile 256 tokens of x; the epilogue (g, u of one (j, t) in one thread) applies g = bf16, u = bf16,
-      a = bf16(silu g), h = bf16(a u), da = bf16(dh u), du = bf16(dh a), dg = bf16(da s (1 + g (1 - s)))
-      and writes hT [I, T] and dguT [2I, T] = [dg^T; du^T] (bf16x2 stores along t).
-  T2. dgu = dguT^T [T, 2I].
-  G3. dw_down [H, I] = bf16(dyT . hT^T)        (K = T)
-  G4. dw_gate = bf16(dguT[:I] . xT^T), dw_up = bf16(dguT[I:] . xT^T)   (K = T)
-  G5. dx [T, H] = bf16(dgu . wguT^T)           (K = 2I: both contributions in one fp32 sum, which
-      reference.md allows; cuda.cu does the same)
-Compile-checked only (no GPU run). Expected speed: mma.sync GEMMs without warp specialization plus
-about 1.3 GB of transpose traffic: roughly 1.5-2x cuda.cu's time."""
+# Slower than the eager baseline by design (beats_baseline: false in spec.json): its SM80 mma.sync GEMMs (no
+# wgmma, no warp specialisation) and the operand transposes reach about half of cuBLAS's wgmma rate (this
+# core measured 0.43x against eager on the earlier 4096-token version of this problem). solutions/cuda.cu is
+# the fast solution.
+"""SwiGLU MLP backward from saved activations (original #34: T = 8192 rows, H = 16384, I = 53248) in CuTe DSL,
+with the rounding points of reference.md, every product on warp-level bf16 tensor cores (mma.sync m16n8k16
+via cute.nvgpu.warp.MmaF16BF16Op, fp32 accumulation). One GEMM core, C[m, n] = sum_k A[m, k] B[n, k] with
+both operands K-major (128 x 256 CTA tiles, k tile 64, 3-stage cp.async ring in 144 KiB of dynamic shared
+memory); operands needed the other way round are transposed into scratch first (64 x 64 shared tiles):
+  T1. goT = go^T, xT = x^T [H, T]; wdT = down_weight^T [I, H]; wguT = [gate_weight^T | up_weight^T] [H, 2I]
+  G1. grad_h = bf16(go . wdT^T)                                  [T, I]
+  E1. swiglu_bwd (elementwise, fp32 math): h = bf16(act up), grad_act = bf16(grad_h up),
+      grad_up = bf16(grad_h act), s = sigmoid(gate), grad_gate = bf16(grad_act s (1 + gate (1 - s)));
+      writes h [T, I] and dgu = [grad_gate | grad_up] [T, 2I]
+  T2. hT = h^T [I, T]; dguT = dgu^T [2I, T]
+  G2. grad_down_weight = bf16(goT . hT^T)                        [H, I]   (K = T)
+  G3. grad_gate_weight = bf16(dguT[:I] . xT^T), grad_up_weight = bf16(dguT[I:] . xT^T)   [I, H]   (K = T)
+  G4. grad_input = bf16(dgu . wguT^T)                            [T, H]   (K = 2I: both contributions in one
+      fp32 sum, which reference.md allows)
+Compile-checked only (no GPU here)."""
 import cutlass
 import cutlass.cute as cute
 
 BF16 = cutlass.BFloat16
 F32 = cutlass.Float32
 
-T = 4096
-H = 4096
-I = 14336
+T = 8192
+H = 16384
+I = 53248
 
 BM = 128
 BN = 256
@@ -41,10 +37,10 @@ MI = 4
 NI = 8
 WARPS_M = 2
 SMEM = STAGES * (BM + BN) * CH * 8 * 2    # 147456
-assert T % BN == 0 and T % BM == 0 and H % BN == 0 and H % BM == 0 and I % BN == 0 and I % 64 == 0
-assert I % BM == 0 and T % 64 == 0 and H % 64 == 0 and (2 * I) % 64 == 0
+assert T % BM == 0 and H % BM == 0 and I % BM == 0 and H % BN == 0 and I % BN == 0
+assert T % 64 == 0 and H % 64 == 0 and (2 * I) % 64 == 0 and I % 8 == 0
 assert BM // MI == 16 * WARPS_M and BN // NI == 8 * (THREADS // 32 // WARPS_M) and SMEM == 147456
-assert 2 * I * T < 2 ** 31                # element offsets fit in 32 bits
+assert 2 * I * H < 2 ** 31                # element offsets fit in 32 bits (largest: wguT [H, 2I])
 
 
 # ---- bf16 tensor-core GEMM core (warp-level mma.sync m16n8k16, fp32 accumulation) -------------------
@@ -191,6 +187,43 @@ def transpose_tile(src: cute.Pointer, dst: cute.Pointer, R: cutlass.Constexpr, C
         cute.copy(c128, v, gd[c0 + c, (DOFF + r0) // 8 + ch, None])
 
 
+# ---- transposes: dst[c, DOFF + r] = src[r, c], src [R, C], dst rows of LDD elements; 64 x 64 tiles ----
+TP = 72                                   # shared row pitch (elements): 144 bytes, 16-byte aligned rows
+
+
+@cute.jit
+def transpose_tile(src: cute.Pointer, dst: cute.Pointer, R: cutlass.Constexpr, C: cutlass.Constexpr,
+                   LDD: cutlass.Constexpr, DOFF: cutlass.Constexpr):
+    tid = cute.arch.thread_idx()[0]
+    c0 = cute.arch.block_idx()[0] * 64
+    r0 = cute.arch.block_idx()[1] * 64
+    gs = cute.make_tensor(src, cute.make_layout((R, C // 8, 8), stride=(C, 8, 1)))
+    gd = cute.make_tensor(dst, cute.make_layout((C, LDD // 8, 8), stride=(LDD, 8, 1)))
+    st = cute.make_tensor(cute.arch.alloc_smem(BF16, 64 * TP, alignment=16),
+                          cute.make_layout((64, 8, 8), stride=(TP, 8, 1)))   # [c][r chunk][r elem]
+    c128 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), BF16, num_bits_per_copy=128)
+    v = cute.make_rmem_tensor((8,), BF16)
+    for p in cutlass.range_constexpr(2):              # 64 rows x 8 chunks = 512 pieces
+        idx = tid + 256 * p
+        r = idx // 8
+        ch = idx % 8
+        cute.copy(c128, gs[r0 + r, c0 // 8 + ch, None], v)
+        for e in cutlass.range_constexpr(8):
+            st[ch * 8 + e, r // 8, r % 8] = v[e]
+    cute.arch.sync_threads()
+    for p in cutlass.range_constexpr(2):
+        idx = tid + 256 * p
+        c = idx // 8
+        ch = idx % 8
+        cute.copy(c128, st[c, ch, None], v)
+        cute.copy(c128, v, gd[c0 + c, (DOFF + r0) // 8 + ch, None])
+
+
+@cute.kernel
+def transpose_tokens(src: cute.Pointer, dst: cute.Pointer):
+    transpose_tile(src, dst, T, H, T, 0)
+
+
 @cute.kernel
 def transpose_wdown(w_down: cute.Pointer, wdT: cute.Pointer):
     transpose_tile(w_down, wdT, H, I, H, 0)
@@ -207,13 +240,13 @@ def transpose_wup(w_up: cute.Pointer, wguT: cute.Pointer):
 
 
 @cute.kernel
-def transpose_tokens(src: cute.Pointer, dst: cute.Pointer):
-    transpose_tile(src, dst, T, H, T, 0)
+def transpose_h(h: cute.Pointer, hT: cute.Pointer):
+    transpose_tile(h, hT, T, I, T, 0)
 
 
 @cute.kernel
-def transpose_dgu(dguT: cute.Pointer, dgu: cute.Pointer):
-    transpose_tile(dguT, dgu, 2 * I, T, 2 * I, 0)
+def transpose_dgu(dgu: cute.Pointer, dguT: cute.Pointer):
+    transpose_tile(dgu, dguT, T, 2 * I, T, 0)
 
 
 # ---- GEMMs ----
@@ -251,13 +284,13 @@ def gemm_store(a: cute.Pointer, b: cute.Pointer, c: cute.Pointer, MROWS: cutlass
 
 
 @cute.kernel
-def gemm_dhT(wdT: cute.Pointer, dy: cute.Pointer, dhT: cute.Pointer):
-    gemm_store(wdT, dy, dhT, I, I, T, H, 0)
+def gemm_dh(go: cute.Pointer, wdT: cute.Pointer, dh: cute.Pointer):
+    gemm_store(go, wdT, dh, T, T, I, H, 0)
 
 
 @cute.kernel
-def gemm_dwdown(dyT: cute.Pointer, hT: cute.Pointer, dw_down: cute.Pointer):
-    gemm_store(dyT, hT, dw_down, H, H, I, T, 0)
+def gemm_dwdown(goT: cute.Pointer, hT: cute.Pointer, dw_down: cute.Pointer):
+    gemm_store(goT, hT, dw_down, H, H, I, T, 0)
 
 
 @cute.kernel
@@ -276,78 +309,67 @@ def gemm_dx(dgu: cute.Pointer, wguT: cute.Pointer, dx: cute.Pointer):
 
 
 @cute.kernel
-def gemm_gate_up(w_gate: cute.Pointer, w_up: cute.Pointer, x: cute.Pointer, dhT: cute.Pointer, hT: cute.Pointer,
-                 dguT: cute.Pointer):
-    """Tile: 64 intermediate columns j (64 w_gate rows = A rows 0..63, the same w_up rows = 64..127) x 256
-    tokens. acc[i] (i < 2) is g and acc[i + 2] is u of the same (j, t)."""
-    tid = cute.arch.thread_idx()[0]
-    n0 = cute.arch.block_idx()[0] * BN
-    j0 = cute.arch.block_idx()[1] * (BM // 2)
-    lane = tid % 32
-    warp = tid // 32
-    gA0 = chunked(w_gate, I, H, CH)
-    gA1 = chunked(w_up, I, H, CH)
-    gB = chunked(x, T, H, CH)
-    pairs = cute.make_layout((I, T // 2, 2), stride=(T, 2, 1))
-    gdh = cute.make_tensor(dhT, pairs)
-    gh = cute.make_tensor(hT, pairs)
-    gdgu = cute.make_tensor(dguT, cute.make_layout((2, I, T // 2, 2), stride=(I * T, T, 2, 1)))
-    sA, sB = smem_tiles(STAGES, BM, BN, CH)
-    acc = cute.make_rmem_tensor(cute.make_layout((MI, NI, 4), stride=(NI * 4, 4, 1)), F32)
-    acc.fill(0.0)
-    gemm_mainloop(acc, gA0, gA1, gB, sA, sB, j0, j0, n0, 0, tid, H // (8 * CH), BM, BN, CH, STAGES, THREADS,
-                  MI, NI, WARPS_M)
-    g = lane // 4
-    q = lane % 4
-    wm = warp % WARPS_M
-    wn = warp // WARPS_M
-    c32 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), BF16, num_bits_per_copy=32)
-    d2 = cute.make_rmem_tensor((2,), BF16)
-    h2 = cute.make_rmem_tensor((2,), BF16)
-    dg2 = cute.make_rmem_tensor((2,), BF16)
-    du2 = cute.make_rmem_tensor((2,), BF16)
-    for j in cutlass.range_constexpr(NI):
-        cp = (n0 + j * (BN // NI) + wn * 8) // 2 + q          # token pair index
-        for i in cutlass.range_constexpr(MI // 2):
-            for hr in cutlass.range_constexpr(2):
-                jj = j0 + i * (BM // MI) + wm * 16 + g + 8 * hr
-                cute.copy(c32, gdh[jj, cp, None], d2)
-                for e in cutlass.range_constexpr(2):
-                    gv = acc[i, j, 2 * hr + e].to(BF16).to(F32)
-                    uv = acc[i + MI // 2, j, 2 * hr + e].to(BF16).to(F32)
-                    dh = d2[e].to(F32)
-                    ex = cute.math.exp(-gv)
-                    s = F32(1.0) / (F32(1.0) + ex)
-                    av = (gv / (F32(1.0) + ex)).to(BF16).to(F32)
-                    h2[e] = (av * uv).to(BF16)
-                    da = (dh * uv).to(BF16).to(F32)
-                    du2[e] = (dh * av).to(BF16)
-                    dg2[e] = (da * (s * (F32(1.0) + gv * (F32(1.0) - s)))).to(BF16)
-                cute.copy(c32, h2, gh[jj, cp, None])
-                cute.copy(c32, dg2, gdgu[0, jj, cp, None])
-                cute.copy(c32, du2, gdgu[1, jj, cp, None])
+def swiglu_bwd(gate: cute.Pointer, up: cute.Pointer, act: cute.Pointer, dh: cute.Pointer, h: cute.Pointer,
+               dgu: cute.Pointer):
+    """8 consecutive elements (one row t, columns j .. j + 7) per thread."""
+    e0 = cute.arch.block_idx()[0] * 2048 + cute.arch.thread_idx()[0] * 8
+    row = e0 // I
+    col = e0 - row * I
+    flat = cute.make_layout((T * I // 8, 8), stride=(8, 1))
+    gg = cute.make_tensor(gate, flat)
+    gu = cute.make_tensor(up, flat)
+    ga = cute.make_tensor(act, flat)
+    gd = cute.make_tensor(dh, flat)
+    gh = cute.make_tensor(h, flat)
+    gdgu = cute.make_tensor(dgu, cute.make_layout((T, 2, I // 8, 8), stride=(2 * I, I, 8, 1)))
+    c128 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), BF16, num_bits_per_copy=128)
+    rg = cute.make_rmem_tensor((8,), BF16)
+    ru = cute.make_rmem_tensor((8,), BF16)
+    ra = cute.make_rmem_tensor((8,), BF16)
+    rd = cute.make_rmem_tensor((8,), BF16)
+    rh = cute.make_rmem_tensor((8,), BF16)
+    rdg = cute.make_rmem_tensor((8,), BF16)
+    rdu = cute.make_rmem_tensor((8,), BF16)
+    cute.copy(c128, gg[e0 // 8, None], rg)
+    cute.copy(c128, gu[e0 // 8, None], ru)
+    cute.copy(c128, ga[e0 // 8, None], ra)
+    cute.copy(c128, gd[e0 // 8, None], rd)
+    for k in cutlass.range_constexpr(8):
+        gv = rg[k].to(F32)
+        uv = ru[k].to(F32)
+        av = ra[k].to(F32)
+        dv = rd[k].to(F32)
+        s = F32(1.0) / (F32(1.0) + cute.math.exp(-gv))
+        rh[k] = (av * uv).to(BF16)
+        da = (dv * uv).to(BF16).to(F32)
+        rdu[k] = (dv * av).to(BF16)
+        rdg[k] = (da * (s * (F32(1.0) + gv * (F32(1.0) - s)))).to(BF16)
+    cute.copy(c128, rh, gh[e0 // 8, None])
+    cute.copy(c128, rdg, gdgu[row, 0, col // 8, None])
+    cute.copy(c128, rdu, gdgu[row, 1, col // 8, None])
 
 
 MKB_PLAN = """/* mkb:plan
-scratch wdT bf16[intermediate * hidden]
-scratch wguT bf16[hidden * 2 * intermediate]
-scratch dyT bf16[hidden * tokens]
-scratch xT bf16[hidden * tokens]
-scratch dhT bf16[intermediate * tokens]
-scratch hT bf16[intermediate * tokens]
-scratch dguT bf16[2 * intermediate * tokens]
-scratch dgu bf16[tokens * 2 * intermediate]
-launch transpose_wdown grid(intermediate / 64, hidden / 64) block(256) args(w_down, wdT)
-launch transpose_wgate grid(hidden / 64, intermediate / 64) block(256) args(w_gate, wguT)
-launch transpose_wup grid(hidden / 64, intermediate / 64) block(256) args(w_up, wguT)
-launch transpose_tokens grid(hidden / 64, tokens / 64) block(256) args(dy, dyT)
-launch transpose_tokens grid(hidden / 64, tokens / 64) block(256) args(x, xT)
-launch gemm_dhT grid(tokens / 256, intermediate / 128) block(256) shared(147456) args(wdT, dy, dhT)
-launch gemm_gate_up grid(tokens / 256, intermediate / 64) block(256) shared(147456)
-  args(w_gate, w_up, x, dhT, hT, dguT)
-launch transpose_dgu grid(tokens / 64, 2 * intermediate / 64) block(256) args(dguT, dgu)
-launch gemm_dwdown grid(intermediate / 256, hidden / 128) block(256) shared(147456) args(dyT, hT, dw_down)
-launch gemm_dwgate grid(hidden / 256, intermediate / 128) block(256) shared(147456) args(dguT, xT, dw_gate)
-launch gemm_dwup grid(hidden / 256, intermediate / 128) block(256) shared(147456) args(dguT, xT, dw_up)
-launch gemm_dx grid(hidden / 256, tokens / 128) block(256) shared(147456) args(dgu, wguT, dx)
+scratch goT bf16[hidden_size * batch_size * seq_len]
+scratch xT bf16[hidden_size * batch_size * seq_len]
+scratch wdT bf16[intermediate_size * hidden_size]
+scratch wguT bf16[hidden_size * 2 * intermediate_size]
+scratch dh bf16[batch_size * seq_len * intermediate_size]
+scratch h bf16[batch_size * seq_len * intermediate_size]
+scratch dgu bf16[batch_size * seq_len * 2 * intermediate_size]
+scratch hT bf16[intermediate_size * batch_size * seq_len]
+scratch dguT bf16[2 * intermediate_size * batch_size * seq_len]
+launch transpose_tokens grid(hidden_size / 64, batch_size * seq_len / 64) block(256) args(grad_output, goT)
+launch transpose_tokens grid(hidden_size / 64, batch_size * seq_len / 64) block(256) args(hidden_states, xT)
+launch transpose_wdown grid(intermediate_size / 64, hidden_size / 64) block(256) args(down_weight, wdT)
+launch transpose_wgate grid(hidden_size / 64, intermediate_size / 64) block(256) args(gate_weight, wguT)
+launch transpose_wup grid(hidden_size / 64, intermediate_size / 64) block(256) args(up_weight, wguT)
+launch gemm_dh grid(intermediate_size / 256, batch_size * seq_len / 128) block(256) shared(147456) args(grad_output, wdT, dh)
+launch swiglu_bwd grid(batch_size * seq_len * intermediate_size / 2048) block(256) args(gate, up, act, dh, h, dgu)
+launch transpose_h grid(intermediate_size / 64, batch_size * seq_len / 64) block(256) args(h, hT)
+launch transpose_dgu grid(2 * intermediate_size / 64, batch_size * seq_len / 64) block(256) args(dgu, dguT)
+launch gemm_dwdown grid(intermediate_size / 256, hidden_size / 128) block(256) shared(147456) args(goT, hT, grad_down_weight)
+launch gemm_dwgate grid(hidden_size / 256, intermediate_size / 128) block(256) shared(147456) args(dguT, xT, grad_gate_weight)
+launch gemm_dwup grid(hidden_size / 256, intermediate_size / 128) block(256) shared(147456) args(dguT, xT, grad_up_weight)
+launch gemm_dx grid(hidden_size / 256, batch_size * seq_len / 128) block(256) shared(147456) args(dgu, wguT, grad_input)
 */"""

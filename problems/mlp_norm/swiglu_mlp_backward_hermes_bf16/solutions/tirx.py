@@ -1,34 +1,30 @@
-# Measured on an H200 (2026-12-02): 12317 us against the eager baseline's 5974 us (0.49x). Kept to show
-# the DSL, and declared in spec.json as slower than the baseline (beats_baseline: false): its mma.sync
-# GEMMs (no wgmma, no warp specialisation) and the operand transposes reach about half of cuBLAS's wgmma
-# rate on 3.85 TFLOP of products. solutions/cuda.cu is the fast solution.
-"""SwiGLU MLP backward (Llama 3.1 8B shapes, 4096 tokens) in TIRx: every product on one mma.sync tensor-core
-GEMM core (C = A . B^T, both operands K-contiguous), operands that are needed K-contiguous the other way
-round transposed first into scratch by a shared-memory tile transpose (memory-bound, small next to the
-3.85 TFLOP of products). Launches, in order (T = tokens, H = hidden, I = intermediate):
-  transposes: xT = x^T [H, T], dyT = dy^T [H, T], wdT = w_down^T [I, H], wgT = w_gate^T [H, I],
-              wuT = w_up^T [H, I]
-  1. g = bf16(x . w_gate^T), u = bf16(x . w_up^T)            [T, I]   (gemm_ti: A = x, B = w_gate / w_up)
-  2. dh = bf16(dy . w_down)                                  [T, I]   (gemm_ti: A = dy, B = wdT)
-  3. swiglu_grad (elementwise, fp32 math, eager rounding points): a = bf16(silu(g)), h = bf16(a u),
-     da = bf16(dh u), du = bf16(dh a), s = sigmoid(g), dg = bf16(da s (1 + g (1 - s)))  -> h, dg, du [T, I]
-  4. transposes hT, dgT, duT [I, T]
-  5. dw_down = bf16(dy^T . h)                                [H, I]   (gemm_ti: A = dyT, B = hT)
-  6. dw_gate = bf16(dg^T . x), dw_up = bf16(du^T . x)        [I, H]   (gemm_it: A = dgT / duT, B = xT)
-  7. dx = bf16(dg . w_gate + du . w_up)                      [T, H]   (gemm_dx: one fp32 accumulation over
-     K = 2I: A = dg, B = wgT, then A = du, B = wuT; reference.md allows the single rounding)
+# Slower than the eager baseline by design (beats_baseline: false in spec.json): its mma.sync GEMMs (no wgmma,
+# no warp specialisation) and the operand transposes reach about half of cuBLAS's wgmma rate (this core
+# measured 0.49x against eager on the earlier 4096-token version of this problem). solutions/cuda.cu is the
+# fast solution.
+"""SwiGLU MLP backward from saved activations (original #34: T = 8192 rows, H = 16384, I = 53248) in TIRx, with
+the rounding points of reference.md. One mma.sync tensor-core GEMM core (C = A . B^T, both operands
+K-contiguous); operands needed K-contiguous the other way round are transposed into scratch first
+(shared-memory 64 x 64 tile transposes). Launches:
+  transposes: goT = go^T, xT = x^T [H, T]; wdT = down_weight^T [I, H]; wgT, wuT = gate/up_weight^T [H, I]
+  1. grad_h = bf16(go . wdT^T)                                   [T, I]   (gemm_t_i_h)
+  2. swiglu_bwd (elementwise, fp32 math): h = bf16(act up), grad_act = bf16(grad_h up),
+     grad_up = bf16(grad_h act), s = sigmoid(gate), grad_gate = bf16(grad_act s (1 + gate (1 - s)))
+  3. transposes hT, dgT, duT [I, T]
+  4. grad_down_weight = bf16(goT . hT^T)                         [H, I]   (gemm_h_i_t)
+  5. grad_gate_weight = bf16(dgT . xT^T), grad_up_weight = bf16(duT . xT^T)   [I, H]   (gemm_i_h_t)
+  6. grad_input = bf16(grad_gate . wgT^T + grad_up . wuT^T)      [T, H]   (one fp32 accumulation over both,
+     which reference.md allows)
 GEMM core: 128 x 128 output tile per 256-thread CTA, 8 warps of 64 x 32 (4 x 4 mma.sync.m16n8k16 bf16 ->
-fp32 tiles, T.ptx.mma), ldmatrix.x4 operands, K in steps of 64 through a 3-slot cp.async.cg ring (96 KiB
-dynamic shared memory, 2 CTAs per SM), 128-byte shared rows XOR-swizzled by row % 8.
-Compile-checked only (no GPU was available to the author); the ldmatrix / mma lane maps and the tile
-indexing were checked with a numpy emulation. Expected speed: well below solutions/cuda.cu (mma.sync, no
-warp specialization, plus about 1.2 GB of transpose traffic): perhaps 0.3-0.5x of it.
+fp32, T.ptx.mma), ldmatrix.x4 operands, K in steps of 64 through a 3-slot cp.async.cg ring (96 KiB dynamic
+shared memory), 128-byte shared rows XOR-swizzled by row % 8. Every flat index stays below 2^31.
+Compile-checked only (no GPU here).
 The buffers are named a_.. so that TVM's by-name order of the kernel parameters is the plan's order."""
 from tvm.script import tirx as T
 
-TOK = 4096
-HID = 4096
-INT = 14336
+TOK = 8192
+HID = 16384
+INT = 53248
 TT = 64                        # transpose tile
 TPITCH = TT + 2                # shared pitch of the transpose tile (bf16 elements)
 
@@ -103,6 +99,7 @@ def gemm_mainloop(sm, acc, af, bfr, a_buf, lda, a_row0, b_buf, ldb, b_row0, k_be
     T.ptx.cp.async_.wait_group(0)
 # ---- end of the GEMM core ----
 assert TOK % BM == 0 and HID % BM == 0 and INT % BM == 0 and TOK % BK == 0 and HID % BK == 0 and INT % BK == 0
+assert HID * INT < 2 ** 31
 assert TOK % TT == 0 and HID % TT == 0 and INT % TT == 0
 
 
@@ -124,8 +121,27 @@ def transpose_tile(a_in, b_out, R, C, bx, by, tx, tile, v):
             b_out[(bx * TT + tx // 8 + 32 * i) * R + by * TT + tx % 8 * 8 + k] = v[k]
 
 
+@T.macro
+def transpose_tile(a_in, b_out, R, C, bx, by, tx, tile, v):
+    # b_out[c, r] = a_in[r, c] for the 64 x 64 tile at rows 64 by, columns 64 bx of a_in ([R, C] row-major).
+    # Load: rows tx // 8 + 32 i, 8 columns from 8 (tx % 8) (16 bytes). Store: out rows (in columns)
+    # tx // 8 + 32 i, 8 out columns (in rows) from 8 (tx % 8).
+    for i in T.unroll(2):
+        for k in T.vectorized(8):
+            v[k] = a_in[(by * TT + tx // 8 + 32 * i) * C + bx * TT + tx % 8 * 8 + k]
+        for k in T.unroll(8):
+            tile[(tx // 8 + 32 * i) * TPITCH + tx % 8 * 8 + k] = v[k]
+    T.cuda.cta_sync()
+    for i in T.unroll(2):
+        for k in T.unroll(8):
+            v[k] = tile[(tx % 8 * 8 + k) * TPITCH + tx // 8 + 32 * i]
+        for k in T.vectorized(8):
+            b_out[(bx * TT + tx // 8 + 32 * i) * R + by * TT + tx % 8 * 8 + k] = v[k]
+
+
 @T.prim_func
-def transpose_hh(in_ptr: T.handle, out_ptr: T.handle):
+def transpose_th(in_ptr: T.handle, out_ptr: T.handle):
+    # [TOK, HID] -> [HID, TOK]
     a_in = T.match_buffer(in_ptr, (TOK * HID,), "bfloat16")
     b_out = T.match_buffer(out_ptr, (HID * TOK,), "bfloat16")
     T.device_entry()
@@ -138,7 +154,7 @@ def transpose_hh(in_ptr: T.handle, out_ptr: T.handle):
 
 @T.prim_func
 def transpose_hi(in_ptr: T.handle, out_ptr: T.handle):
-    # [4096, 14336] -> [14336, 4096]
+    # [HID, INT] -> [INT, HID]
     a_in = T.match_buffer(in_ptr, (HID * INT,), "bfloat16")
     b_out = T.match_buffer(out_ptr, (INT * HID,), "bfloat16")
     T.device_entry()
@@ -151,7 +167,7 @@ def transpose_hi(in_ptr: T.handle, out_ptr: T.handle):
 
 @T.prim_func
 def transpose_ih(in_ptr: T.handle, out_ptr: T.handle):
-    # [14336, 4096] -> [4096, 14336]
+    # [INT, HID] -> [HID, INT]
     a_in = T.match_buffer(in_ptr, (INT * HID,), "bfloat16")
     b_out = T.match_buffer(out_ptr, (HID * INT,), "bfloat16")
     T.device_entry()
@@ -160,6 +176,19 @@ def transpose_ih(in_ptr: T.handle, out_ptr: T.handle):
     tile = T.alloc_buffer((TT * TPITCH,), "bfloat16", scope="shared")
     v = T.alloc_buffer((8,), "bfloat16", scope="local")
     transpose_tile(a_in, b_out, INT, HID, bx, by, tx, tile, v)
+
+
+@T.prim_func
+def transpose_ti(in_ptr: T.handle, out_ptr: T.handle):
+    # [TOK, INT] -> [INT, TOK]
+    a_in = T.match_buffer(in_ptr, (TOK * INT,), "bfloat16")
+    b_out = T.match_buffer(out_ptr, (INT * TOK,), "bfloat16")
+    T.device_entry()
+    bx, by = T.cta_id([INT // TT, TOK // TT])
+    tx = T.thread_id([256])
+    tile = T.alloc_buffer((TT * TPITCH,), "bfloat16", scope="shared")
+    v = T.alloc_buffer((8,), "bfloat16", scope="local")
+    transpose_tile(a_in, b_out, TOK, INT, bx, by, tx, tile, v)
 
 
 @T.macro
@@ -176,8 +205,8 @@ def store_tile(c_buf, ldc, row0, col0, acc, ov, tx):
 
 
 @T.prim_func
-def gemm_ti(a_ptr: T.handle, b_ptr: T.handle, c_ptr: T.handle):
-    # C [4096, 14336] = bf16(A [4096, 4096] . B [14336, 4096]^T)
+def gemm_t_i_h(a_ptr: T.handle, b_ptr: T.handle, c_ptr: T.handle):
+    # C [TOK, INT] = bf16(A [TOK, HID] . B [INT, HID]^T)
     a_A = T.match_buffer(a_ptr, (TOK * HID,), "bfloat16")
     b_B = T.match_buffer(b_ptr, (INT * HID,), "bfloat16")
     c_C = T.match_buffer(c_ptr, (TOK * INT,), "bfloat16")
@@ -196,8 +225,28 @@ def gemm_ti(a_ptr: T.handle, b_ptr: T.handle, c_ptr: T.handle):
 
 
 @T.prim_func
-def gemm_it(a_ptr: T.handle, b_ptr: T.handle, c_ptr: T.handle):
-    # C [14336, 4096] = bf16(A [14336, 4096] . B [4096, 4096]^T)
+def gemm_h_i_t(a_ptr: T.handle, b_ptr: T.handle, c_ptr: T.handle):
+    # C [HID, INT] = bf16(A [HID, TOK] . B [INT, TOK]^T)
+    a_A = T.match_buffer(a_ptr, (HID * TOK,), "bfloat16")
+    b_B = T.match_buffer(b_ptr, (INT * TOK,), "bfloat16")
+    c_C = T.match_buffer(c_ptr, (HID * INT,), "bfloat16")
+    T.device_entry()
+    bx, by = T.cta_id([INT // BN, HID // BM])
+    tx = T.thread_id([THREADS])
+    sm = T.alloc_buffer((STAGES * ST_EL,), "bfloat16", scope="shared.dyn")
+    acc = T.alloc_buffer((64,), "float32", scope="local")
+    af = T.alloc_buffer((16,), "uint32", scope="local")
+    bfr = T.alloc_buffer((8,), "uint32", scope="local")
+    ov = T.alloc_buffer((2,), "bfloat16", scope="local")
+    for i in T.unroll(64):
+        acc[i] = T.float32(0)
+    gemm_mainloop(sm, acc, af, bfr, a_A, TOK, by * BM, b_B, TOK, bx * BN, 0, TOK // BK, tx)
+    store_tile(c_C, INT, by * BM, bx * BN, acc, ov, tx)
+
+
+@T.prim_func
+def gemm_i_h_t(a_ptr: T.handle, b_ptr: T.handle, c_ptr: T.handle):
+    # C [INT, HID] = bf16(A [INT, TOK] . B [HID, TOK]^T)
     a_A = T.match_buffer(a_ptr, (INT * TOK,), "bfloat16")
     b_B = T.match_buffer(b_ptr, (HID * TOK,), "bfloat16")
     c_C = T.match_buffer(c_ptr, (INT * HID,), "bfloat16")
@@ -217,7 +266,7 @@ def gemm_it(a_ptr: T.handle, b_ptr: T.handle, c_ptr: T.handle):
 
 @T.prim_func
 def gemm_dx(dg_ptr: T.handle, wgt_ptr: T.handle, du_ptr: T.handle, wut_ptr: T.handle, dx_ptr: T.handle):
-    # dx [4096, 4096] = bf16(dg [T, I] . wgT [H, I]^T + du [T, I] . wuT [H, I]^T), one fp32 accumulation
+    # grad_input [T, H] = bf16(dg [T, I] . wgT [H, I]^T + du [T, I] . wuT [H, I]^T), one fp32 accumulation
     a_dg = T.match_buffer(dg_ptr, (TOK * INT,), "bfloat16")
     b_wgt = T.match_buffer(wgt_ptr, (HID * INT,), "bfloat16")
     c_du = T.match_buffer(du_ptr, (TOK * INT,), "bfloat16")
@@ -241,76 +290,74 @@ def gemm_dx(dg_ptr: T.handle, wgt_ptr: T.handle, du_ptr: T.handle, wut_ptr: T.ha
 
 
 @T.prim_func
-def swiglu_grad(g_ptr: T.handle, u_ptr: T.handle, dh_ptr: T.handle, h_ptr: T.handle, dg_ptr: T.handle,
-                du_ptr: T.handle):
+def swiglu_bwd(g_ptr: T.handle, u_ptr: T.handle, act_ptr: T.handle, dh_ptr: T.handle, h_ptr: T.handle,
+               dg_ptr: T.handle, du_ptr: T.handle):
     a_g = T.match_buffer(g_ptr, (TOK * INT,), "bfloat16")
     b_u = T.match_buffer(u_ptr, (TOK * INT,), "bfloat16")
-    c_dh = T.match_buffer(dh_ptr, (TOK * INT,), "bfloat16")
-    d_h = T.match_buffer(h_ptr, (TOK * INT,), "bfloat16")
-    e_dg = T.match_buffer(dg_ptr, (TOK * INT,), "bfloat16")
-    f_du = T.match_buffer(du_ptr, (TOK * INT,), "bfloat16")
+    c_act = T.match_buffer(act_ptr, (TOK * INT,), "bfloat16")
+    d_dh = T.match_buffer(dh_ptr, (TOK * INT,), "bfloat16")
+    e_h = T.match_buffer(h_ptr, (TOK * INT,), "bfloat16")
+    f_dg = T.match_buffer(dg_ptr, (TOK * INT,), "bfloat16")
+    g_du = T.match_buffer(du_ptr, (TOK * INT,), "bfloat16")
     T.device_entry()
     bx = T.cta_id([TOK * INT // 2048])
     tx = T.thread_id([256])
     gv = T.alloc_buffer((8,), "bfloat16", scope="local")
     uv = T.alloc_buffer((8,), "bfloat16", scope="local")
+    av = T.alloc_buffer((8,), "bfloat16", scope="local")
     dv = T.alloc_buffer((8,), "bfloat16", scope="local")
     hv = T.alloc_buffer((8,), "bfloat16", scope="local")
     gg = T.alloc_buffer((8,), "bfloat16", scope="local")
     uu = T.alloc_buffer((8,), "bfloat16", scope="local")
-    f = T.alloc_buffer((4,), "float32", scope="local")     # g, s, a, da
+    f = T.alloc_buffer((3,), "float32", scope="local")     # g, s, grad_act
     for k in T.vectorized(8):
         gv[k] = a_g[bx * 2048 + tx * 8 + k]
     for k in T.vectorized(8):
         uv[k] = b_u[bx * 2048 + tx * 8 + k]
     for k in T.vectorized(8):
-        dv[k] = c_dh[bx * 2048 + tx * 8 + k]
+        av[k] = c_act[bx * 2048 + tx * 8 + k]
+    for k in T.vectorized(8):
+        dv[k] = d_dh[bx * 2048 + tx * 8 + k]
     for k in T.unroll(8):
         f[0] = T.Cast("float32", gv[k])
         f[1] = T.float32(1) / (T.float32(1) + T.call_pure_extern("float32", "expf", T.float32(0) - f[0]))
-        f[2] = T.Cast("float32", T.Cast("bfloat16", f[0] / (T.float32(1) + T.call_pure_extern(
-            "float32", "expf", T.float32(0) - f[0]))))
-        hv[k] = T.Cast("bfloat16", f[2] * T.Cast("float32", uv[k]))
-        f[3] = T.Cast("float32", T.Cast("bfloat16", T.Cast("float32", dv[k]) * T.Cast("float32", uv[k])))
-        uu[k] = T.Cast("bfloat16", T.Cast("float32", dv[k]) * f[2])
-        gg[k] = T.Cast("bfloat16", f[3] * f[1] * (T.float32(1) + f[0] * (T.float32(1) - f[1])))
+        hv[k] = T.Cast("bfloat16", T.Cast("float32", av[k]) * T.Cast("float32", uv[k]))
+        f[2] = T.Cast("float32", T.Cast("bfloat16", T.Cast("float32", dv[k]) * T.Cast("float32", uv[k])))
+        uu[k] = T.Cast("bfloat16", T.Cast("float32", dv[k]) * T.Cast("float32", av[k]))
+        gg[k] = T.Cast("bfloat16", f[2] * (f[1] * (T.float32(1) + f[0] * (T.float32(1) - f[1]))))
     for k in T.vectorized(8):
-        d_h[bx * 2048 + tx * 8 + k] = hv[k]
+        e_h[bx * 2048 + tx * 8 + k] = hv[k]
     for k in T.vectorized(8):
-        e_dg[bx * 2048 + tx * 8 + k] = gg[k]
+        f_dg[bx * 2048 + tx * 8 + k] = gg[k]
     for k in T.vectorized(8):
-        f_du[bx * 2048 + tx * 8 + k] = uu[k]
+        g_du[bx * 2048 + tx * 8 + k] = uu[k]
 
 
 MKB_PLAN = """/* mkb:plan
-scratch xT bf16[hidden * tokens]
-scratch dyT bf16[hidden * tokens]
-scratch wdT bf16[intermediate * hidden]
-scratch wgT bf16[hidden * intermediate]
-scratch wuT bf16[hidden * intermediate]
-scratch g bf16[tokens * intermediate]
-scratch u bf16[tokens * intermediate]
-scratch dh bf16[tokens * intermediate]
-scratch h bf16[tokens * intermediate]
-scratch dg bf16[tokens * intermediate]
-scratch du bf16[tokens * intermediate]
-scratch hT bf16[intermediate * tokens]
-scratch dgT bf16[intermediate * tokens]
-scratch duT bf16[intermediate * tokens]
-launch transpose_hh grid(hidden / 64, tokens / 64) block(256) args(x, xT)
-launch transpose_hh grid(hidden / 64, tokens / 64) block(256) args(dy, dyT)
-launch transpose_hi grid(intermediate / 64, hidden / 64) block(256) args(w_down, wdT)
-launch transpose_ih grid(hidden / 64, intermediate / 64) block(256) args(w_gate, wgT)
-launch transpose_ih grid(hidden / 64, intermediate / 64) block(256) args(w_up, wuT)
-launch gemm_ti grid(intermediate / 128, tokens / 128) block(256) shared(98304) args(x, w_gate, g)
-launch gemm_ti grid(intermediate / 128, tokens / 128) block(256) shared(98304) args(x, w_up, u)
-launch gemm_ti grid(intermediate / 128, tokens / 128) block(256) shared(98304) args(dy, wdT, dh)
-launch swiglu_grad grid(tokens * intermediate / 2048) block(256) args(g, u, dh, h, dg, du)
-launch transpose_hi grid(intermediate / 64, tokens / 64) block(256) args(h, hT)
-launch transpose_hi grid(intermediate / 64, tokens / 64) block(256) args(dg, dgT)
-launch transpose_hi grid(intermediate / 64, tokens / 64) block(256) args(du, duT)
-launch gemm_ti grid(intermediate / 128, hidden / 128) block(256) shared(98304) args(dyT, hT, dw_down)
-launch gemm_it grid(hidden / 128, intermediate / 128) block(256) shared(98304) args(dgT, xT, dw_gate)
-launch gemm_it grid(hidden / 128, intermediate / 128) block(256) shared(98304) args(duT, xT, dw_up)
-launch gemm_dx grid(hidden / 128, tokens / 128) block(256) shared(98304) args(dg, wgT, du, wuT, dx)
+scratch goT bf16[hidden_size * batch_size * seq_len]
+scratch xT bf16[hidden_size * batch_size * seq_len]
+scratch wdT bf16[intermediate_size * hidden_size]
+scratch wgT bf16[hidden_size * intermediate_size]
+scratch wuT bf16[hidden_size * intermediate_size]
+scratch dh bf16[batch_size * seq_len * intermediate_size]
+scratch h bf16[batch_size * seq_len * intermediate_size]
+scratch dg bf16[batch_size * seq_len * intermediate_size]
+scratch du bf16[batch_size * seq_len * intermediate_size]
+scratch hT bf16[intermediate_size * batch_size * seq_len]
+scratch dgT bf16[intermediate_size * batch_size * seq_len]
+scratch duT bf16[intermediate_size * batch_size * seq_len]
+launch transpose_th grid(hidden_size / 64, batch_size * seq_len / 64) block(256) args(grad_output, goT)
+launch transpose_th grid(hidden_size / 64, batch_size * seq_len / 64) block(256) args(hidden_states, xT)
+launch transpose_hi grid(intermediate_size / 64, hidden_size / 64) block(256) args(down_weight, wdT)
+launch transpose_ih grid(hidden_size / 64, intermediate_size / 64) block(256) args(gate_weight, wgT)
+launch transpose_ih grid(hidden_size / 64, intermediate_size / 64) block(256) args(up_weight, wuT)
+launch gemm_t_i_h grid(intermediate_size / 128, batch_size * seq_len / 128) block(256) shared(98304) args(grad_output, wdT, dh)
+launch swiglu_bwd grid(batch_size * seq_len * intermediate_size / 2048) block(256) args(gate, up, act, dh, h, dg, du)
+launch transpose_ti grid(intermediate_size / 64, batch_size * seq_len / 64) block(256) args(h, hT)
+launch transpose_ti grid(intermediate_size / 64, batch_size * seq_len / 64) block(256) args(dg, dgT)
+launch transpose_ti grid(intermediate_size / 64, batch_size * seq_len / 64) block(256) args(du, duT)
+launch gemm_h_i_t grid(intermediate_size / 128, hidden_size / 128) block(256) shared(98304) args(goT, hT, grad_down_weight)
+launch gemm_i_h_t grid(hidden_size / 128, intermediate_size / 128) block(256) shared(98304) args(dgT, xT, grad_gate_weight)
+launch gemm_i_h_t grid(hidden_size / 128, intermediate_size / 128) block(256) shared(98304) args(duT, xT, grad_up_weight)
+launch gemm_dx grid(hidden_size / 128, batch_size * seq_len / 128) block(256) shared(98304) args(dg, wgT, du, wuT, grad_input)
 */"""
