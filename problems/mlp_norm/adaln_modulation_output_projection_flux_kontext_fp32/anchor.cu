@@ -35,13 +35,13 @@ scratch emb0 fp64[batch_size * modulation_dim]
 scratch emb fp64[batch_size * modulation_dim]
 scratch m fp64[batch_size * seq_len * inner_dim]
 scratch y0 fp64[batch_size * seq_len * output_dim]
-launch silu_f64 grid(ceil_div(batch_size * inner_dim, 256)) block(256) args(st, temb, i64(batch_size * inner_dim))
-launch to_f64 grid(ceil_div(modulation_dim * inner_dim, 256)) block(256) args(wn, mod_weight, i64(modulation_dim * inner_dim))
-launch to_f64 grid(ceil_div(output_dim * inner_dim, 256)) block(256) args(wp, out_weight, i64(output_dim * inner_dim))
+launch silu_f64 grid(ceil_div(batch_size * inner_dim, 1024)) block(256) args(st, temb, i64(batch_size * inner_dim))
+launch to_f64 grid(ceil_div(modulation_dim * inner_dim, 1024)) block(256) args(wn, mod_weight, i64(modulation_dim * inner_dim))
+launch to_f64 grid(ceil_div(output_dim * inner_dim, 1024)) block(256) args(wp, out_weight, i64(output_dim * inner_dim))
 matmul c(emb0) a(st) b(wn) m(batch_size) n(modulation_dim) k(inner_dim) transpose_b
-launch add_bias grid(ceil_div(batch_size * modulation_dim, 256)) block(256) args(emb, emb0, mod_bias, i32(modulation_dim), i64(batch_size * modulation_dim))
+launch add_bias grid(ceil_div(batch_size * modulation_dim, 1024)) block(256) args(emb, emb0, mod_bias, i32(modulation_dim), i64(batch_size * modulation_dim))
 launch layer_norm_modulate_f64 grid(batch_size * seq_len) block(256) args(hidden_states, emb, m, i32(inner_dim), i32(seq_len), f64(eps))
 matmul c(y0) a(m) b(wp) m(batch_size * seq_len) n(output_dim) k(inner_dim) transpose_b
-launch add_bias grid(ceil_div(batch_size * seq_len * output_dim, 256)) block(256)
+launch add_bias grid(ceil_div(batch_size * seq_len * output_dim, 1024)) block(256)
   args(out, y0, out_bias, i32(output_dim), i64(batch_size * seq_len * output_dim))
 */

@@ -34,15 +34,15 @@ scratch inv fp32[batch_size]
 scratch normed fp32[batch_size * hidden_size]
 scratch w fp32[hidden_size]
 scratch m fp32[batch_size * hidden_size]
-launch to_fp32 grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(a, hidden_states, i64(batch_size * hidden_size))
-launch to_fp32 grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(b, residual, i64(batch_size * hidden_size))
-launch add grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(x, a, b, i64(batch_size * hidden_size))
-launch square grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(q, x, i64(batch_size * hidden_size))
+launch to_fp32 grid(ceil_div(batch_size * hidden_size, 1024)) block(256) args(a, hidden_states, i64(batch_size * hidden_size))
+launch to_fp32 grid(ceil_div(batch_size * hidden_size, 1024)) block(256) args(b, residual, i64(batch_size * hidden_size))
+launch add grid(ceil_div(batch_size * hidden_size, 1024)) block(256) args(x, a, b, i64(batch_size * hidden_size))
+launch square grid(ceil_div(batch_size * hidden_size, 1024)) block(256) args(q, x, i64(batch_size * hidden_size))
 launch row_mean grid(batch_size) block(256) args(ms, q, i32(hidden_size))
-launch add_scalar grid(ceil_div(batch_size, 256)) block(256) args(v, ms, f32(eps), i64(batch_size))
-launch rsqrt_map grid(ceil_div(batch_size, 256)) block(256) args(inv, v, i64(batch_size))
-launch scale_rows grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(normed, x, inv, u32(hidden_size), i64(batch_size * hidden_size))
-launch to_fp32 grid(ceil_div(hidden_size, 256)) block(256) args(w, weight, i64(hidden_size))
-launch mul_columns grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(m, normed, w, u32(hidden_size), i64(batch_size * hidden_size))
-launch to_bf16 grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(y, m, i64(batch_size * hidden_size))
+launch add_scalar grid(ceil_div(batch_size, 1024)) block(256) args(v, ms, f32(eps), i64(batch_size))
+launch rsqrt_map grid(ceil_div(batch_size, 1024)) block(256) args(inv, v, i64(batch_size))
+launch scale_rows grid(ceil_div(batch_size * hidden_size, 1024)) block(256) args(normed, x, inv, u32(hidden_size), i64(batch_size * hidden_size))
+launch to_fp32 grid(ceil_div(hidden_size, 1024)) block(256) args(w, weight, i64(hidden_size))
+launch mul_columns grid(ceil_div(batch_size * hidden_size, 1024)) block(256) args(m, normed, w, u32(hidden_size), i64(batch_size * hidden_size))
+launch to_bf16 grid(ceil_div(batch_size * hidden_size, 1024)) block(256) args(y, m, i64(batch_size * hidden_size))
 */

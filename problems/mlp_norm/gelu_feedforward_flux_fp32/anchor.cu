@@ -16,13 +16,13 @@ scratch w2_64 fp64[hidden_dim * mlp_hidden_dim]
 scratch p fp64[batch_size * seq_len * mlp_hidden_dim]
 scratch a fp64[batch_size * seq_len * mlp_hidden_dim]
 scratch q fp64[batch_size * seq_len * hidden_dim]
-launch widen grid(ceil_div(batch_size * seq_len * hidden_dim, 256)) block(256) args(x64, x, i64(batch_size * seq_len * hidden_dim))
-launch widen grid(ceil_div(mlp_hidden_dim * hidden_dim, 256)) block(256) args(w1_64, w1, i64(mlp_hidden_dim * hidden_dim))
-launch widen grid(ceil_div(hidden_dim * mlp_hidden_dim, 256)) block(256) args(w2_64, w2, i64(hidden_dim * mlp_hidden_dim))
+launch widen grid(ceil_div(batch_size * seq_len * hidden_dim, 1024)) block(256) args(x64, x, i64(batch_size * seq_len * hidden_dim))
+launch widen grid(ceil_div(mlp_hidden_dim * hidden_dim, 1024)) block(256) args(w1_64, w1, i64(mlp_hidden_dim * hidden_dim))
+launch widen grid(ceil_div(hidden_dim * mlp_hidden_dim, 1024)) block(256) args(w2_64, w2, i64(hidden_dim * mlp_hidden_dim))
 matmul c(p) a(x64) b(w1_64) m(batch_size * seq_len) n(mlp_hidden_dim) k(hidden_dim) transpose_b
-launch bias_gelu_tanh grid(ceil_div(batch_size * seq_len * mlp_hidden_dim, 256)) block(256)
+launch bias_gelu_tanh grid(ceil_div(batch_size * seq_len * mlp_hidden_dim, 1024)) block(256)
   args(a, p, b1, i32(mlp_hidden_dim), i64(batch_size * seq_len * mlp_hidden_dim))
 matmul c(q) a(a) b(w2_64) m(batch_size * seq_len) n(hidden_dim) k(mlp_hidden_dim) transpose_b
-launch add_bias grid(ceil_div(batch_size * seq_len * hidden_dim, 256)) block(256)
+launch add_bias grid(ceil_div(batch_size * seq_len * hidden_dim, 1024)) block(256)
   args(y, q, b2, i32(hidden_dim), i64(batch_size * seq_len * hidden_dim))
 */

@@ -12,12 +12,12 @@ MKB_MAP(gelu_tanh, float, (const float *h), mkb_gelu_tanh(f32(h[i])))
 /* mkb:plan
 scratch h fp32[batch_size * seq_len * mlp_hidden_dim]
 scratch a fp32[batch_size * seq_len * mlp_hidden_dim]
-launch broadcast_bias grid(ceil_div(batch_size * seq_len * mlp_hidden_dim, 256)) block(256)
+launch broadcast_bias grid(ceil_div(batch_size * seq_len * mlp_hidden_dim, 1024)) block(256)
   args(h, b1, i32(mlp_hidden_dim), i64(batch_size * seq_len * mlp_hidden_dim))
 matmul c(h) a(x) b(w1) m(batch_size * seq_len) n(mlp_hidden_dim) k(hidden_dim) transpose_b accumulate
-launch gelu_tanh grid(ceil_div(batch_size * seq_len * mlp_hidden_dim, 256)) block(256)
+launch gelu_tanh grid(ceil_div(batch_size * seq_len * mlp_hidden_dim, 1024)) block(256)
   args(a, h, i64(batch_size * seq_len * mlp_hidden_dim))
-launch broadcast_bias grid(ceil_div(batch_size * seq_len * hidden_dim, 256)) block(256)
+launch broadcast_bias grid(ceil_div(batch_size * seq_len * hidden_dim, 1024)) block(256)
   args(y, b2, i32(hidden_dim), i64(batch_size * seq_len * hidden_dim))
 matmul c(y) a(a) b(w2) m(batch_size * seq_len) n(hidden_dim) k(mlp_hidden_dim) transpose_b accumulate
 */

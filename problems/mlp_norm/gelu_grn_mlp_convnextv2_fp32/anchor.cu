@@ -29,18 +29,18 @@ scratch h fp64[batch_size * height * width * hidden_dim]
 scratch gx fp64[batch_size * hidden_dim]
 scratch gd fp64[batch_size]
 scratch y0 fp64[batch_size * height * width * dim]
-launch to_f64 grid(ceil_div(batch_size * height * width * dim, 256)) block(256) args(xd, x, i64(batch_size * height * width * dim))
-launch to_f64 grid(ceil_div(hidden_dim * dim, 256)) block(256) args(w1d, w1, i64(hidden_dim * dim))
-launch to_f64 grid(ceil_div(dim * hidden_dim, 256)) block(256) args(w2d, w2, i64(dim * hidden_dim))
+launch to_f64 grid(ceil_div(batch_size * height * width * dim, 1024)) block(256) args(xd, x, i64(batch_size * height * width * dim))
+launch to_f64 grid(ceil_div(hidden_dim * dim, 1024)) block(256) args(w1d, w1, i64(hidden_dim * dim))
+launch to_f64 grid(ceil_div(dim * hidden_dim, 1024)) block(256) args(w2d, w2, i64(dim * hidden_dim))
 matmul c(a) a(xd) b(w1d) m(batch_size * height * width) n(hidden_dim) k(dim) transpose_b
-launch bias_gelu grid(ceil_div(batch_size * height * width * hidden_dim, 256)) block(256)
+launch bias_gelu grid(ceil_div(batch_size * height * width * hidden_dim, 1024)) block(256)
   args(h, a, b1, i32(hidden_dim), i64(batch_size * height * width * hidden_dim))
 launch spatial_l2_norm grid(ceil_div(hidden_dim, 32), batch_size) block(32, 8)
   args(gx, h, i32(height * width), i32(hidden_dim))
 launch channel_mean_eps grid(batch_size) block(256) args(gd, gx, f64(eps), i32(hidden_dim))
-launch grn_apply grid(ceil_div(batch_size * height * width * hidden_dim, 256)) block(256)
+launch grn_apply grid(ceil_div(batch_size * height * width * hidden_dim, 1024)) block(256)
   args(a, h, gx, gd, gamma, beta, i64(height * width * hidden_dim), i32(hidden_dim), i64(batch_size * height * width * hidden_dim))
 matmul c(y0) a(a) b(w2d) m(batch_size * height * width) n(dim) k(hidden_dim) transpose_b
-launch add_bias grid(ceil_div(batch_size * height * width * dim, 256)) block(256)
+launch add_bias grid(ceil_div(batch_size * height * width * dim, 1024)) block(256)
   args(y, y0, b2, i32(dim), i64(batch_size * height * width * dim))
 */

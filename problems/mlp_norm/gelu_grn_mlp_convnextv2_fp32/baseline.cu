@@ -36,24 +36,24 @@ scratch gx fp32[batch_size * hidden_dim]
 scratch gm fp32[batch_size]
 scratch gd fp32[batch_size]
 scratch nx fp32[batch_size * hidden_dim]
-launch broadcast_bias grid(ceil_div(batch_size * height * width * hidden_dim, 256)) block(256)
+launch broadcast_bias grid(ceil_div(batch_size * height * width * hidden_dim, 1024)) block(256)
   args(a, b1, i32(hidden_dim), i64(batch_size * height * width * hidden_dim))
 matmul c(a) a(x) b(w1) m(batch_size * height * width) n(hidden_dim) k(dim) transpose_b accumulate
-launch gelu_map grid(ceil_div(batch_size * height * width * hidden_dim, 256)) block(256)
+launch gelu_map grid(ceil_div(batch_size * height * width * hidden_dim, 1024)) block(256)
   args(h, a, i64(batch_size * height * width * hidden_dim))
 launch spatial_l2_norm grid(ceil_div(hidden_dim, 32), batch_size) block(32, 8) args(gx, h, i32(height * width), i32(hidden_dim))
 launch channel_mean grid(batch_size) block(256) args(gm, gx, i32(hidden_dim))
 launch add_scalar grid(1) block(256) args(gd, gm, f32(eps), i64(batch_size))
-launch div_rows grid(ceil_div(batch_size * hidden_dim, 256)) block(256) args(nx, gx, gd, i32(hidden_dim), i64(batch_size * hidden_dim))
-launch mul_nx grid(ceil_div(batch_size * height * width * hidden_dim, 256)) block(256)
+launch div_rows grid(ceil_div(batch_size * hidden_dim, 1024)) block(256) args(nx, gx, gd, i32(hidden_dim), i64(batch_size * hidden_dim))
+launch mul_nx grid(ceil_div(batch_size * height * width * hidden_dim, 1024)) block(256)
   args(s0, h, nx, i64(height * width * hidden_dim), i32(hidden_dim), i64(batch_size * height * width * hidden_dim))
-launch mul_vec grid(ceil_div(batch_size * height * width * hidden_dim, 256)) block(256)
+launch mul_vec grid(ceil_div(batch_size * height * width * hidden_dim, 1024)) block(256)
   args(s1, gamma, s0, i32(hidden_dim), i64(batch_size * height * width * hidden_dim))
-launch add_bias grid(ceil_div(batch_size * height * width * hidden_dim, 256)) block(256)
+launch add_bias grid(ceil_div(batch_size * height * width * hidden_dim, 1024)) block(256)
   args(s0, s1, beta, i32(hidden_dim), i64(batch_size * height * width * hidden_dim))
-launch add_tensors grid(ceil_div(batch_size * height * width * hidden_dim, 256)) block(256)
+launch add_tensors grid(ceil_div(batch_size * height * width * hidden_dim, 1024)) block(256)
   args(s1, s0, h, i64(batch_size * height * width * hidden_dim))
-launch broadcast_bias grid(ceil_div(batch_size * height * width * dim, 256)) block(256)
+launch broadcast_bias grid(ceil_div(batch_size * height * width * dim, 1024)) block(256)
   args(y, b2, i32(dim), i64(batch_size * height * width * dim))
 matmul c(y) a(s1) b(w2) m(batch_size * height * width) n(dim) k(hidden_dim) transpose_b accumulate
 */

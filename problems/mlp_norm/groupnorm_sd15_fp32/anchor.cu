@@ -22,7 +22,7 @@ scratch mean fp64[batch_size * num_groups]
 scratch var fp64[batch_size * num_groups]
 launch anchor_mean grid(batch_size * num_groups) block(256) args(mean, x, i32(num_channels / num_groups * height * width))
 launch anchor_var grid(batch_size * num_groups) block(256) args(var, x, mean, i32(num_channels / num_groups * height * width))
-launch anchor_groupnorm grid(ceil_div(batch_size * num_channels * height * width, 256)) block(256)
+launch anchor_groupnorm grid(ceil_div(batch_size * num_channels * height * width, 1024)) block(256)
   args(y, x, mean, var, weight, bias, i64(height * width), i64(num_channels), i64(num_channels / num_groups * height * width),
        f64(eps), i64(batch_size * num_channels * height * width))
 */

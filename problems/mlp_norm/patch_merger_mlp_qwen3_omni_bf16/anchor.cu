@@ -46,16 +46,16 @@ scratch w2 fp64[out_hidden_size * hidden_size_expanded]
 scratch acc2 fp64[num_patches / 4 * out_hidden_size]
 launch row_mean grid(num_patches) block(256) args(mean, hidden, i32(hidden_size))
 launch row_rstd grid(num_patches) block(256) args(rstd, hidden, mean, f64(eps), i32(hidden_size))
-launch normalize_merge grid(ceil_div(num_patches * hidden_size, 256)) block(256)
+launch normalize_merge grid(ceil_div(num_patches * hidden_size, 1024)) block(256)
   args(xn, hidden, mean, rstd, ln_weight, ln_bias, grid_thw, i32(num_grids), i32(hidden_size), i64(num_patches * hidden_size))
-launch to_f64 grid(ceil_div(hidden_size_expanded * hidden_size_expanded, 256)) block(256)
+launch to_f64 grid(ceil_div(hidden_size_expanded * hidden_size_expanded, 1024)) block(256)
   args(w1, fc1_weight, i64(hidden_size_expanded * hidden_size_expanded))
 matmul c(acc1) a(xn) b(w1) m(num_patches / 4) n(hidden_size_expanded) k(hidden_size_expanded) transpose_b
-launch bias_gelu grid(ceil_div(num_patches / 4 * hidden_size_expanded, 256)) block(256)
+launch bias_gelu grid(ceil_div(num_patches / 4 * hidden_size_expanded, 1024)) block(256)
   args(g, acc1, fc1_bias, i32(hidden_size_expanded), i64(num_patches / 4 * hidden_size_expanded))
-launch to_f64 grid(ceil_div(out_hidden_size * hidden_size_expanded, 256)) block(256)
+launch to_f64 grid(ceil_div(out_hidden_size * hidden_size_expanded, 1024)) block(256)
   args(w2, fc2_weight, i64(out_hidden_size * hidden_size_expanded))
 matmul c(acc2) a(g) b(w2) m(num_patches / 4) n(out_hidden_size) k(hidden_size_expanded) transpose_b
-launch add_bias grid(ceil_div(num_patches / 4 * out_hidden_size, 256)) block(256)
+launch add_bias grid(ceil_div(num_patches / 4 * out_hidden_size, 1024)) block(256)
   args(output, acc2, fc2_bias, i32(out_hidden_size), i64(num_patches / 4 * out_hidden_size))
 */

@@ -63,18 +63,18 @@ scratch acc1 fp32[num_patches / 4 * hidden_size_expanded]
 scratch h bf16[num_patches / 4 * hidden_size_expanded]
 scratch g bf16[num_patches / 4 * hidden_size_expanded]
 scratch acc2 fp32[num_patches / 4 * out_hidden_size]
-launch to_float grid(ceil_div(num_patches * hidden_size, 256)) block(256) args(hw, hidden, i64(num_patches * hidden_size))
+launch to_float grid(ceil_div(num_patches * hidden_size, 1024)) block(256) args(hw, hidden, i64(num_patches * hidden_size))
 launch row_mean grid(num_patches) block(256) args(mean, hw, i32(hidden_size))
 launch row_var grid(num_patches) block(256) args(var, hw, mean, i32(hidden_size))
-launch sub_rows grid(ceil_div(num_patches * hidden_size, 256)) block(256) args(t1, hw, mean, i32(hidden_size), i64(num_patches * hidden_size))
-launch add_eps grid(ceil_div(num_patches, 256)) block(256) args(ve, var, f32(eps), i64(num_patches))
-launch rsqrt_map grid(ceil_div(num_patches, 256)) block(256) args(rs, ve, i64(num_patches))
-launch mul_rows grid(ceil_div(num_patches * hidden_size, 256)) block(256) args(hw, t1, rs, i32(hidden_size), i64(num_patches * hidden_size))
-launch to_float grid(ceil_div(hidden_size, 256)) block(256) args(w32, ln_weight, i64(hidden_size))
-launch mul_cols grid(ceil_div(num_patches * hidden_size, 256)) block(256) args(t1, hw, w32, i32(hidden_size), i64(num_patches * hidden_size))
-launch to_float grid(ceil_div(hidden_size, 256)) block(256) args(b32, ln_bias, i64(hidden_size))
-launch add_cols grid(ceil_div(num_patches * hidden_size, 256)) block(256) args(hw, t1, b32, i32(hidden_size), i64(num_patches * hidden_size))
-launch to_bf16 grid(ceil_div(num_patches * hidden_size, 256)) block(256) args(ln, hw, i64(num_patches * hidden_size))
+launch sub_rows grid(ceil_div(num_patches * hidden_size, 1024)) block(256) args(t1, hw, mean, i32(hidden_size), i64(num_patches * hidden_size))
+launch add_eps grid(ceil_div(num_patches, 1024)) block(256) args(ve, var, f32(eps), i64(num_patches))
+launch rsqrt_map grid(ceil_div(num_patches, 1024)) block(256) args(rs, ve, i64(num_patches))
+launch mul_rows grid(ceil_div(num_patches * hidden_size, 1024)) block(256) args(hw, t1, rs, i32(hidden_size), i64(num_patches * hidden_size))
+launch to_float grid(ceil_div(hidden_size, 1024)) block(256) args(w32, ln_weight, i64(hidden_size))
+launch mul_cols grid(ceil_div(num_patches * hidden_size, 1024)) block(256) args(t1, hw, w32, i32(hidden_size), i64(num_patches * hidden_size))
+launch to_float grid(ceil_div(hidden_size, 1024)) block(256) args(b32, ln_bias, i64(hidden_size))
+launch add_cols grid(ceil_div(num_patches * hidden_size, 1024)) block(256) args(hw, t1, b32, i32(hidden_size), i64(num_patches * hidden_size))
+launch to_bf16 grid(ceil_div(num_patches * hidden_size, 1024)) block(256) args(ln, hw, i64(num_patches * hidden_size))
 # the merge: one copy per grid (num_grids = 8), then the cat
 launch merge_grid grid(ceil_div(num_patches * hidden_size, 256 * num_grids)) block(256) args(chunks, ln, grid_thw, i32(0), i32(hidden_size))
 launch merge_grid grid(ceil_div(num_patches * hidden_size, 256 * num_grids)) block(256) args(chunks, ln, grid_thw, i32(1), i32(hidden_size))
@@ -84,10 +84,10 @@ launch merge_grid grid(ceil_div(num_patches * hidden_size, 256 * num_grids)) blo
 launch merge_grid grid(ceil_div(num_patches * hidden_size, 256 * num_grids)) block(256) args(chunks, ln, grid_thw, i32(5), i32(hidden_size))
 launch merge_grid grid(ceil_div(num_patches * hidden_size, 256 * num_grids)) block(256) args(chunks, ln, grid_thw, i32(6), i32(hidden_size))
 launch merge_grid grid(ceil_div(num_patches * hidden_size, 256 * num_grids)) block(256) args(chunks, ln, grid_thw, i32(7), i32(hidden_size))
-launch copy_bf16 grid(ceil_div(num_patches * hidden_size, 256)) block(256) args(merged, chunks, i64(num_patches * hidden_size))
+launch copy_bf16 grid(ceil_div(num_patches * hidden_size, 1024)) block(256) args(merged, chunks, i64(num_patches * hidden_size))
 matmul c(acc1) a(merged) b(fc1_weight) m(num_patches / 4) n(hidden_size_expanded) k(hidden_size_expanded) transpose_b
-launch add_bias grid(ceil_div(num_patches / 4 * hidden_size_expanded, 256)) block(256) args(h, acc1, fc1_bias, i32(hidden_size_expanded), i64(num_patches / 4 * hidden_size_expanded))
-launch gelu grid(ceil_div(num_patches / 4 * hidden_size_expanded, 256)) block(256) args(g, h, i64(num_patches / 4 * hidden_size_expanded))
+launch add_bias grid(ceil_div(num_patches / 4 * hidden_size_expanded, 1024)) block(256) args(h, acc1, fc1_bias, i32(hidden_size_expanded), i64(num_patches / 4 * hidden_size_expanded))
+launch gelu grid(ceil_div(num_patches / 4 * hidden_size_expanded, 1024)) block(256) args(g, h, i64(num_patches / 4 * hidden_size_expanded))
 matmul c(acc2) a(g) b(fc2_weight) m(num_patches / 4) n(out_hidden_size) k(hidden_size_expanded) transpose_b
-launch add_bias grid(ceil_div(num_patches / 4 * out_hidden_size, 256)) block(256) args(output, acc2, fc2_bias, i32(out_hidden_size), i64(num_patches / 4 * out_hidden_size))
+launch add_bias grid(ceil_div(num_patches / 4 * out_hidden_size, 1024)) block(256) args(output, acc2, fc2_bias, i32(out_hidden_size), i64(num_patches / 4 * out_hidden_size))
 */

@@ -23,16 +23,16 @@ scratch q64 fp64[batch_size * seq_len * qkv_out_size]
 scratch k64 fp64[batch_size * seq_len * qkv_out_size]
 scratch v64 fp64[batch_size * seq_len * qkv_out_size]
 scratch inv fp64[batch_size * seq_len * num_heads]
-launch cast64 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(x64, hidden_states, i64(batch_size * seq_len * hidden_size))
-launch cast64 grid(ceil_div(qkv_out_size * hidden_size, 256)) block(256) args(wq64, q_weight, i64(qkv_out_size * hidden_size))
-launch cast64 grid(ceil_div(qkv_out_size * hidden_size, 256)) block(256) args(wk64, k_weight, i64(qkv_out_size * hidden_size))
-launch cast64 grid(ceil_div(qkv_out_size * hidden_size, 256)) block(256) args(wv64, v_weight, i64(qkv_out_size * hidden_size))
+launch cast64 grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(x64, hidden_states, i64(batch_size * seq_len * hidden_size))
+launch cast64 grid(ceil_div(qkv_out_size * hidden_size, 1024)) block(256) args(wq64, q_weight, i64(qkv_out_size * hidden_size))
+launch cast64 grid(ceil_div(qkv_out_size * hidden_size, 1024)) block(256) args(wk64, k_weight, i64(qkv_out_size * hidden_size))
+launch cast64 grid(ceil_div(qkv_out_size * hidden_size, 1024)) block(256) args(wv64, v_weight, i64(qkv_out_size * hidden_size))
 matmul c(q64) a(x64) b(wq64) m(batch_size * seq_len) n(qkv_out_size) k(hidden_size) transpose_b
 matmul c(k64) a(x64) b(wk64) m(batch_size * seq_len) n(qkv_out_size) k(hidden_size) transpose_b
 matmul c(v64) a(x64) b(wv64) m(batch_size * seq_len) n(qkv_out_size) k(hidden_size) transpose_b
 launch inv_rms64 grid(batch_size * seq_len * num_heads) block(64) args(inv, q64, f64(eps), i32(head_dim))
-launch normalize64 grid(ceil_div(batch_size * seq_len * qkv_out_size, 256)) block(256) args(q, q64, inv, q_norm_weight, i32(head_dim), i64(batch_size * seq_len * qkv_out_size))
+launch normalize64 grid(ceil_div(batch_size * seq_len * qkv_out_size, 1024)) block(256) args(q, q64, inv, q_norm_weight, i32(head_dim), i64(batch_size * seq_len * qkv_out_size))
 launch inv_rms64 grid(batch_size * seq_len * num_heads) block(64) args(inv, k64, f64(eps), i32(head_dim))
-launch normalize64 grid(ceil_div(batch_size * seq_len * qkv_out_size, 256)) block(256) args(k, k64, inv, k_norm_weight, i32(head_dim), i64(batch_size * seq_len * qkv_out_size))
-launch copy64 grid(ceil_div(batch_size * seq_len * qkv_out_size, 256)) block(256) args(v, v64, i64(batch_size * seq_len * qkv_out_size))
+launch normalize64 grid(ceil_div(batch_size * seq_len * qkv_out_size, 1024)) block(256) args(k, k64, inv, k_norm_weight, i32(head_dim), i64(batch_size * seq_len * qkv_out_size))
+launch copy64 grid(ceil_div(batch_size * seq_len * qkv_out_size, 1024)) block(256) args(v, v64, i64(batch_size * seq_len * qkv_out_size))
 */

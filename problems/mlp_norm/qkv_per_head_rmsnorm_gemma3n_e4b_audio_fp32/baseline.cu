@@ -28,16 +28,16 @@ scratch t fp32[batch_size * seq_len * qkv_out_size]
 matmul c(q_raw) a(hidden_states) b(q_weight) m(batch_size * seq_len) n(qkv_out_size) k(hidden_size) transpose_b
 matmul c(k_raw) a(hidden_states) b(k_weight) m(batch_size * seq_len) n(qkv_out_size) k(hidden_size) transpose_b
 matmul c(v) a(hidden_states) b(v_weight) m(batch_size * seq_len) n(qkv_out_size) k(hidden_size) transpose_b
-launch square_f32 grid(ceil_div(batch_size * seq_len * qkv_out_size, 256)) block(256) args(sq, q_raw, i64(batch_size * seq_len * qkv_out_size))
+launch square_f32 grid(ceil_div(batch_size * seq_len * qkv_out_size, 1024)) block(256) args(sq, q_raw, i64(batch_size * seq_len * qkv_out_size))
 launch row_mean_f32 grid(batch_size * seq_len * num_heads) block(64) args(var, sq, i32(head_dim))
-launch add_eps_f32 grid(ceil_div(batch_size * seq_len * num_heads, 256)) block(256) args(e, var, f32(eps), i64(batch_size * seq_len * num_heads))
-launch rsqrt_f32 grid(ceil_div(batch_size * seq_len * num_heads, 256)) block(256) args(inv, e, i64(batch_size * seq_len * num_heads))
-launch mul_rows_f32 grid(ceil_div(batch_size * seq_len * qkv_out_size, 256)) block(256) args(t, q_raw, inv, i32(head_dim), i64(batch_size * seq_len * qkv_out_size))
-launch mul_weight_f32 grid(ceil_div(batch_size * seq_len * qkv_out_size, 256)) block(256) args(q, t, q_norm_weight, i32(head_dim), i64(batch_size * seq_len * qkv_out_size))
-launch square_f32 grid(ceil_div(batch_size * seq_len * qkv_out_size, 256)) block(256) args(sq, k_raw, i64(batch_size * seq_len * qkv_out_size))
+launch add_eps_f32 grid(ceil_div(batch_size * seq_len * num_heads, 1024)) block(256) args(e, var, f32(eps), i64(batch_size * seq_len * num_heads))
+launch rsqrt_f32 grid(ceil_div(batch_size * seq_len * num_heads, 1024)) block(256) args(inv, e, i64(batch_size * seq_len * num_heads))
+launch mul_rows_f32 grid(ceil_div(batch_size * seq_len * qkv_out_size, 1024)) block(256) args(t, q_raw, inv, i32(head_dim), i64(batch_size * seq_len * qkv_out_size))
+launch mul_weight_f32 grid(ceil_div(batch_size * seq_len * qkv_out_size, 1024)) block(256) args(q, t, q_norm_weight, i32(head_dim), i64(batch_size * seq_len * qkv_out_size))
+launch square_f32 grid(ceil_div(batch_size * seq_len * qkv_out_size, 1024)) block(256) args(sq, k_raw, i64(batch_size * seq_len * qkv_out_size))
 launch row_mean_f32 grid(batch_size * seq_len * num_heads) block(64) args(var, sq, i32(head_dim))
-launch add_eps_f32 grid(ceil_div(batch_size * seq_len * num_heads, 256)) block(256) args(e, var, f32(eps), i64(batch_size * seq_len * num_heads))
-launch rsqrt_f32 grid(ceil_div(batch_size * seq_len * num_heads, 256)) block(256) args(inv, e, i64(batch_size * seq_len * num_heads))
-launch mul_rows_f32 grid(ceil_div(batch_size * seq_len * qkv_out_size, 256)) block(256) args(t, k_raw, inv, i32(head_dim), i64(batch_size * seq_len * qkv_out_size))
-launch mul_weight_f32 grid(ceil_div(batch_size * seq_len * qkv_out_size, 256)) block(256) args(k, t, k_norm_weight, i32(head_dim), i64(batch_size * seq_len * qkv_out_size))
+launch add_eps_f32 grid(ceil_div(batch_size * seq_len * num_heads, 1024)) block(256) args(e, var, f32(eps), i64(batch_size * seq_len * num_heads))
+launch rsqrt_f32 grid(ceil_div(batch_size * seq_len * num_heads, 1024)) block(256) args(inv, e, i64(batch_size * seq_len * num_heads))
+launch mul_rows_f32 grid(ceil_div(batch_size * seq_len * qkv_out_size, 1024)) block(256) args(t, k_raw, inv, i32(head_dim), i64(batch_size * seq_len * qkv_out_size))
+launch mul_weight_f32 grid(ceil_div(batch_size * seq_len * qkv_out_size, 1024)) block(256) args(k, t, k_norm_weight, i32(head_dim), i64(batch_size * seq_len * qkv_out_size))
 */

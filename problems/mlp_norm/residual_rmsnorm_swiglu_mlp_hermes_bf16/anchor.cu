@@ -26,14 +26,14 @@ scratch wd64 fp64[hidden_size * intermediate_size]
 scratch g64 fp64[batch_size * seq_len * intermediate_size]
 scratch u64 fp64[batch_size * seq_len * intermediate_size]
 scratch h64 fp64[batch_size * seq_len * intermediate_size]
-launch add_residual64 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(s64, hidden_states, residual, i64(batch_size * seq_len * hidden_size))
+launch add_residual64 grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(s64, hidden_states, residual, i64(batch_size * seq_len * hidden_size))
 launch inv_rms64 grid(batch_size * seq_len) block(256) args(inv, s64, f64(eps), i32(hidden_size))
-launch normalize64 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(n64, s64, inv, norm_weight, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
-launch cast64 grid(ceil_div(intermediate_size * hidden_size, 256)) block(256) args(wg64, gate_weight, i64(intermediate_size * hidden_size))
-launch cast64 grid(ceil_div(intermediate_size * hidden_size, 256)) block(256) args(wu64, up_weight, i64(intermediate_size * hidden_size))
-launch cast64 grid(ceil_div(hidden_size * intermediate_size, 256)) block(256) args(wd64, down_weight, i64(hidden_size * intermediate_size))
+launch normalize64 grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(n64, s64, inv, norm_weight, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch cast64 grid(ceil_div(intermediate_size * hidden_size, 1024)) block(256) args(wg64, gate_weight, i64(intermediate_size * hidden_size))
+launch cast64 grid(ceil_div(intermediate_size * hidden_size, 1024)) block(256) args(wu64, up_weight, i64(intermediate_size * hidden_size))
+launch cast64 grid(ceil_div(hidden_size * intermediate_size, 1024)) block(256) args(wd64, down_weight, i64(hidden_size * intermediate_size))
 matmul c(g64) a(n64) b(wg64) m(batch_size * seq_len) n(intermediate_size) k(hidden_size) transpose_b
 matmul c(u64) a(n64) b(wu64) m(batch_size * seq_len) n(intermediate_size) k(hidden_size) transpose_b
-launch swiglu64 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(h64, g64, u64, i64(batch_size * seq_len * intermediate_size))
+launch swiglu64 grid(ceil_div(batch_size * seq_len * intermediate_size, 1024)) block(256) args(h64, g64, u64, i64(batch_size * seq_len * intermediate_size))
 matmul c(output) a(h64) b(wd64) m(batch_size * seq_len) n(hidden_size) k(intermediate_size) transpose_b
 */

@@ -40,18 +40,18 @@ scratch g bf16[batch_size * seq_len * intermediate_size]
 scratch u bf16[batch_size * seq_len * intermediate_size]
 scratch a bf16[batch_size * seq_len * intermediate_size]
 scratch h bf16[batch_size * seq_len * intermediate_size]
-launch add_residual grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(s, hidden_states, residual, i64(batch_size * seq_len * hidden_size))
-launch to_float grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(h32, s, i64(batch_size * seq_len * hidden_size))
-launch square grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(q, h32, i64(batch_size * seq_len * hidden_size))
+launch add_residual grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(s, hidden_states, residual, i64(batch_size * seq_len * hidden_size))
+launch to_float grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(h32, s, i64(batch_size * seq_len * hidden_size))
+launch square grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(q, h32, i64(batch_size * seq_len * hidden_size))
 launch row_mean grid(batch_size * seq_len) block(256) args(ms, q, i32(hidden_size))
-launch add_eps grid(ceil_div(batch_size * seq_len, 256)) block(256) args(v, ms, f32(eps), i64(batch_size * seq_len))
-launch rsqrt_map grid(ceil_div(batch_size * seq_len, 256)) block(256) args(r, v, i64(batch_size * seq_len))
-launch scale_rows grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(h32, h32, r, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
-launch to_bf16 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(m, h32, i64(batch_size * seq_len * hidden_size))
-launch mul_weight grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(n, m, norm_weight, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch add_eps grid(ceil_div(batch_size * seq_len, 1024)) block(256) args(v, ms, f32(eps), i64(batch_size * seq_len))
+launch rsqrt_map grid(ceil_div(batch_size * seq_len, 1024)) block(256) args(r, v, i64(batch_size * seq_len))
+launch scale_rows grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(h32, h32, r, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch to_bf16 grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(m, h32, i64(batch_size * seq_len * hidden_size))
+launch mul_weight grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(n, m, norm_weight, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
 matmul c(g) a(n) b(gate_weight) m(batch_size * seq_len) n(intermediate_size) k(hidden_size) transpose_b
 matmul c(u) a(n) b(up_weight) m(batch_size * seq_len) n(intermediate_size) k(hidden_size) transpose_b
-launch silu_map grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(a, g, i64(batch_size * seq_len * intermediate_size))
-launch mul_map grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(h, a, u, i64(batch_size * seq_len * intermediate_size))
+launch silu_map grid(ceil_div(batch_size * seq_len * intermediate_size, 1024)) block(256) args(a, g, i64(batch_size * seq_len * intermediate_size))
+launch mul_map grid(ceil_div(batch_size * seq_len * intermediate_size, 1024)) block(256) args(h, a, u, i64(batch_size * seq_len * intermediate_size))
 matmul c(output) a(h) b(down_weight) m(batch_size * seq_len) n(hidden_size) k(intermediate_size) transpose_b
 */

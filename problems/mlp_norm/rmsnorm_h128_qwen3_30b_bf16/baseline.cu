@@ -6,8 +6,16 @@
 MKB_MAP(to_fp32, float, (const bf16 *s), f32(s[i]))
 // q = x.pow(2)
 MKB_MAP(square, float, (const float *x), x[i] * x[i])
-// ms = q.mean(dim=-1, keepdim=True)
-MKB_ROW_REDUCE(row_mean, float, float, mkb_ops::sum_op, (const float *q), q[(long long)r * cols + c], acc / cols)
+// ms = q.mean(dim=-1, keepdim=True). Rows of 128 are reduced one warp each, as eager PyTorch's
+// reduction does for a short inner dimension (a block per row would be 520128 tiny blocks).
+extern "C" __global__ void row_mean(float *ms, const float *q, int rows) {
+  const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (row >= rows) return;
+  const float4 v = reinterpret_cast<const float4 *>(q + (long long)row * 128)[lane];
+  float sum = (v.x + v.y) + (v.z + v.w);
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  if (lane == 0) ms[row] = sum / 128;
+}
 // v = ms + eps
 MKB_MAP(add_scalar, float, (const float *ms, float eps), ms[i] + eps)
 // inv_rms = rsqrt(v)
@@ -30,13 +38,13 @@ scratch inv fp32[batch_size]
 scratch normed fp32[batch_size * hidden_size]
 scratch w fp32[hidden_size]
 scratch m fp32[batch_size * hidden_size]
-launch to_fp32 grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(x, hidden_states, i64(batch_size * hidden_size))
-launch square grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(q, x, i64(batch_size * hidden_size))
-launch row_mean grid(batch_size) block(128) args(ms, q, i32(hidden_size))
-launch add_scalar grid(ceil_div(batch_size, 256)) block(256) args(v, ms, f32(eps), i64(batch_size))
-launch rsqrt_map grid(ceil_div(batch_size, 256)) block(256) args(inv, v, i64(batch_size))
-launch scale_rows grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(normed, x, inv, u32(hidden_size), i64(batch_size * hidden_size))
-launch to_fp32 grid(ceil_div(hidden_size, 256)) block(256) args(w, weight, i64(hidden_size))
-launch mul_columns grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(m, normed, w, u32(hidden_size), i64(batch_size * hidden_size))
-launch to_bf16 grid(ceil_div(batch_size * hidden_size, 256)) block(256) args(y, m, i64(batch_size * hidden_size))
+launch to_fp32 grid(ceil_div(batch_size * hidden_size, 1024)) block(256) args(x, hidden_states, i64(batch_size * hidden_size))
+launch square grid(ceil_div(batch_size * hidden_size, 1024)) block(256) args(q, x, i64(batch_size * hidden_size))
+launch row_mean grid(ceil_div(batch_size, 8)) block(256) args(ms, q, i32(batch_size))
+launch add_scalar grid(ceil_div(batch_size, 1024)) block(256) args(v, ms, f32(eps), i64(batch_size))
+launch rsqrt_map grid(ceil_div(batch_size, 1024)) block(256) args(inv, v, i64(batch_size))
+launch scale_rows grid(ceil_div(batch_size * hidden_size, 1024)) block(256) args(normed, x, inv, u32(hidden_size), i64(batch_size * hidden_size))
+launch to_fp32 grid(ceil_div(hidden_size, 1024)) block(256) args(w, weight, i64(hidden_size))
+launch mul_columns grid(ceil_div(batch_size * hidden_size, 1024)) block(256) args(m, normed, w, u32(hidden_size), i64(batch_size * hidden_size))
+launch to_bf16 grid(ceil_div(batch_size * hidden_size, 1024)) block(256) args(y, m, i64(batch_size * hidden_size))
 */

@@ -22,16 +22,16 @@ scratch dh64 fp64[batch_size * seq_len * intermediate_size]
 scratch h64 fp64[batch_size * seq_len * intermediate_size]
 scratch dg64 fp64[batch_size * seq_len * intermediate_size]
 scratch du64 fp64[batch_size * seq_len * intermediate_size]
-launch cast64 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(go64, grad_output, i64(batch_size * seq_len * hidden_size))
-launch cast64 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(x64, hidden_states, i64(batch_size * seq_len * hidden_size))
-launch cast64 grid(ceil_div(intermediate_size * hidden_size, 256)) block(256) args(wg64, gate_weight, i64(intermediate_size * hidden_size))
-launch cast64 grid(ceil_div(intermediate_size * hidden_size, 256)) block(256) args(wu64, up_weight, i64(intermediate_size * hidden_size))
-launch cast64 grid(ceil_div(hidden_size * intermediate_size, 256)) block(256) args(wd64, down_weight, i64(hidden_size * intermediate_size))
+launch cast64 grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(go64, grad_output, i64(batch_size * seq_len * hidden_size))
+launch cast64 grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(x64, hidden_states, i64(batch_size * seq_len * hidden_size))
+launch cast64 grid(ceil_div(intermediate_size * hidden_size, 1024)) block(256) args(wg64, gate_weight, i64(intermediate_size * hidden_size))
+launch cast64 grid(ceil_div(intermediate_size * hidden_size, 1024)) block(256) args(wu64, up_weight, i64(intermediate_size * hidden_size))
+launch cast64 grid(ceil_div(hidden_size * intermediate_size, 1024)) block(256) args(wd64, down_weight, i64(hidden_size * intermediate_size))
 matmul c(dh64) a(go64) b(wd64) m(batch_size * seq_len) n(intermediate_size) k(hidden_size)
-launch mul64 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(h64, act, up, i64(batch_size * seq_len * intermediate_size))
+launch mul64 grid(ceil_div(batch_size * seq_len * intermediate_size, 1024)) block(256) args(h64, act, up, i64(batch_size * seq_len * intermediate_size))
 matmul c(grad_down_weight) a(go64) b(h64) m(hidden_size) n(intermediate_size) k(batch_size * seq_len) transpose_a
-launch dgate64 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(dg64, dh64, up, gate, i64(batch_size * seq_len * intermediate_size))
-launch dup64 grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(du64, dh64, act, i64(batch_size * seq_len * intermediate_size))
+launch dgate64 grid(ceil_div(batch_size * seq_len * intermediate_size, 1024)) block(256) args(dg64, dh64, up, gate, i64(batch_size * seq_len * intermediate_size))
+launch dup64 grid(ceil_div(batch_size * seq_len * intermediate_size, 1024)) block(256) args(du64, dh64, act, i64(batch_size * seq_len * intermediate_size))
 matmul c(grad_gate_weight) a(dg64) b(x64) m(intermediate_size) n(hidden_size) k(batch_size * seq_len) transpose_a
 matmul c(grad_up_weight) a(du64) b(x64) m(intermediate_size) n(hidden_size) k(batch_size * seq_len) transpose_a
 matmul c(grad_input) a(dg64) b(wg64) m(batch_size * seq_len) n(hidden_size) k(intermediate_size)

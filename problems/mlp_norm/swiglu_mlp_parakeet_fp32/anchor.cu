@@ -13,14 +13,14 @@ scratch wgu64 fp64[intermediate_size_x2 * hidden_size]
 scratch wd64 fp64[hidden_size * intermediate_size]
 scratch h fp64[batch_size * seq_len * intermediate_size_x2]
 scratch act fp64[batch_size * seq_len * intermediate_size]
-launch widen grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256)
+launch widen grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256)
   args(x64, x, i64(batch_size * seq_len * hidden_size))
-launch widen grid(ceil_div(intermediate_size_x2 * hidden_size, 256)) block(256)
+launch widen grid(ceil_div(intermediate_size_x2 * hidden_size, 1024)) block(256)
   args(wgu64, w_gate_up, i64(intermediate_size_x2 * hidden_size))
-launch widen grid(ceil_div(hidden_size * intermediate_size, 256)) block(256)
+launch widen grid(ceil_div(hidden_size * intermediate_size, 1024)) block(256)
   args(wd64, w_down, i64(hidden_size * intermediate_size))
 matmul c(h) a(x64) b(wgu64) m(batch_size * seq_len) n(intermediate_size_x2) k(hidden_size) transpose_b
-launch swiglu grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256)
+launch swiglu grid(ceil_div(batch_size * seq_len * intermediate_size, 1024)) block(256)
   args(act, h, i64(intermediate_size), i64(batch_size * seq_len * intermediate_size))
 matmul c(out) a(act) b(wd64) m(batch_size * seq_len) n(hidden_size) k(intermediate_size) transpose_b
 */

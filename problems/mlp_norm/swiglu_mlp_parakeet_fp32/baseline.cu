@@ -19,11 +19,11 @@ scratch s fp32[batch_size * seq_len * intermediate_size]
 scratch g fp32[batch_size * seq_len * intermediate_size]
 scratch act fp32[batch_size * seq_len * intermediate_size]
 matmul c(h) a(x) b(w_gate_up) m(batch_size * seq_len) n(intermediate_size_x2) k(hidden_size) transpose_b
-launch sigmoid_gate grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256)
+launch sigmoid_gate grid(ceil_div(batch_size * seq_len * intermediate_size, 1024)) block(256)
   args(s, h, i64(intermediate_size), i64(batch_size * seq_len * intermediate_size))
-launch mul_gate grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256)
+launch mul_gate grid(ceil_div(batch_size * seq_len * intermediate_size, 1024)) block(256)
   args(g, h, s, i64(intermediate_size), i64(batch_size * seq_len * intermediate_size))
-launch mul_up grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256)
+launch mul_up grid(ceil_div(batch_size * seq_len * intermediate_size, 1024)) block(256)
   args(act, g, h, i64(intermediate_size), i64(batch_size * seq_len * intermediate_size))
 matmul c(out) a(act) b(w_down) m(batch_size * seq_len) n(hidden_size) k(intermediate_size) transpose_b
 */

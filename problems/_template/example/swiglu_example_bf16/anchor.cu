@@ -4,5 +4,5 @@
 MKB_MAP(anchor_swiglu, double, (const bf16 *g, const bf16 *u), mkb_silu(f64(g[i])) * f64(u[i]))
 
 /* mkb:plan
-launch anchor_swiglu grid(ceil_div(tokens * intermediate, 256)) block(256) args(h, gate, up, i64(tokens * intermediate))
+launch anchor_swiglu grid(ceil_div(tokens * intermediate, 1024)) block(256) args(h, gate, up, i64(tokens * intermediate))
 */

@@ -9,6 +9,6 @@ MKB_MAP(mul_map, bf16, (const bf16 *a, const bf16 *u), f32(a[i]) * f32(u[i]))
 
 /* mkb:plan
 scratch a bf16[tokens * intermediate]
-launch silu_map grid(ceil_div(tokens * intermediate, 256)) block(256) args(a, gate, i64(tokens * intermediate))
-launch mul_map grid(ceil_div(tokens * intermediate, 256)) block(256) args(h, a, up, i64(tokens * intermediate))
+launch silu_map grid(ceil_div(tokens * intermediate, 1024)) block(256) args(a, gate, i64(tokens * intermediate))
+launch mul_map grid(ceil_div(tokens * intermediate, 1024)) block(256) args(h, a, up, i64(tokens * intermediate))
 */
