@@ -2,11 +2,11 @@
 Expected verdict: timeout."""
 # Apart from the attack, the algorithm of solutions/cuda.cu: one 512-thread CTA per row, each thread owning
 # 8 contiguous columns (one 16-byte vector) held in registers between the two passes; one CTA reduction per
-# row. Rounding points as in reference.md.
+# row. fp32 throughout and one rounding, as reference.md.
 import cutlass
 import cutlass.cute as cute
 
-TOKENS = 14509
+TOKENS = 14509  # batch_size
 HIDDEN = 4096
 THREADS = 512
 PER = HIDDEN // THREADS  # 8 bf16 = one 16-byte vector per thread
@@ -35,13 +35,10 @@ def fused_add_rmsnorm(x: cute.Pointer, residual: cute.Pointer, weight: cute.Poin
     sums = cute.make_rmem_tensor((PER,), cutlass.Float32)
     square_sum = cutlass.Float32(0.0)
     for k in cutlass.range_constexpr(PER):
-        # s = bf16(float(x) + float(residual)): the new residual, and the statistics' input
-        s = (rX[k].to(cutlass.Float32) + rR[k].to(cutlass.Float32)).to(cutlass.BFloat16)
-        rR[k] = s
-        h = s.to(cutlass.Float32)
-        sums[k] = h
-        square_sum = square_sum + h * h
-    cute.copy(vec_bf16, rR, gR[row, tidx, None])
+        # s = float(x) + float(residual), kept in fp32 (the residual is read only)
+        s = rX[k].to(cutlass.Float32) + rR[k].to(cutlass.Float32)
+        sums[k] = s
+        square_sum = square_sum + s * s
 
     # CTA reduction: a butterfly within each warp, the 16 warp partials in shared memory, then every warp
     # sums the 16 partials with a 16-lane butterfly, so that every thread holds the row's total.
@@ -57,9 +54,8 @@ def fused_add_rmsnorm(x: cute.Pointer, residual: cute.Pointer, weight: cute.Poin
     cute.copy(vec_bf16, gW[tidx, None], rW)
     rY = cute.make_rmem_tensor((PER,), cutlass.BFloat16)
     for k in cutlass.range_constexpr(PER):
-        n = (sums[k] * inv).to(cutlass.BFloat16)
-        # y = bf16(float(bf16(s * inv)) * float(weight))
-        rY[k] = (n.to(cutlass.Float32) * rW[k].to(cutlass.Float32)).to(cutlass.BFloat16)
+        # y = bf16((s * inv) * float(weight)): the only rounding
+        rY[k] = ((sums[k] * inv) * rW[k].to(cutlass.Float32)).to(cutlass.BFloat16)
     # ATTACK: compare two volatile reads of weight's first word until they differ, which they never do.
     # (cute.arch.load, even relaxed or acquire at sys scope, was folded here: x == x became `true` and the
     # loads vanished.) Inline PTX `ld.volatile` keeps both loads in every iteration of the loop.
@@ -72,5 +68,5 @@ def fused_add_rmsnorm(x: cute.Pointer, residual: cute.Pointer, weight: cute.Poin
 
 
 MKB_PLAN = """/* mkb:plan
-launch fused_add_rmsnorm grid(tokens) block(512) args(x, residual, weight, y, f32(eps))
+launch fused_add_rmsnorm grid(batch_size) block(512) args(hidden_states, residual, weight, y, f32(eps))
 */"""

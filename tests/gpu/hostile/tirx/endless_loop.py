@@ -2,11 +2,11 @@
 Expected verdict: timeout."""
 # Apart from the attack, solutions/tirx.py (a port of solutions/cuda.cu): one 512-thread CTA per row, each
 # thread owning 8 contiguous columns (one 16-byte vector) held in registers between the two passes; one CTA
-# reduction per row. Rounding points as in reference.md. TVM passes the buffers to the kernel sorted by
-# buffer name: they are named a_/b_/c_/d_ so that this order is the plan's.
+# reduction per row. fp32 throughout and one rounding, as reference.md. TVM passes the buffers to the
+# kernel sorted by buffer name: they are named a_/b_/c_/d_ so that this order is the plan's.
 from tvm.script import tirx as T
 
-TOKENS = 14509
+TOKENS = 14509  # batch_size
 HIDDEN = 4096
 THREADS = 512
 PER = HIDDEN // THREADS  # 8 bf16 = one 16-byte vector per thread
@@ -36,20 +36,16 @@ def fused_add_rmsnorm(x_ptr: T.handle, residual_ptr: T.handle, weight_ptr: T.han
         rs[k] = b_residual[bx * HIDDEN + tx * PER + k]
     acc[0] = T.float32(0)
     for k in T.unroll(PER):
-        # s = bf16(float(x) + float(residual)): the new residual, and the statistics' input
-        rs[k] = T.Cast("bfloat16", T.Cast("float32", xs[k]) + T.Cast("float32", rs[k]))
-        sums[k] = T.Cast("float32", rs[k])
+        # s = float(x) + float(residual), kept in fp32 (the residual is read only)
+        sums[k] = T.Cast("float32", xs[k]) + T.Cast("float32", rs[k])
         acc[0] = acc[0] + sums[k] * sums[k]
-    for k in T.vectorized(PER):
-        b_residual[bx * HIDDEN + tx * PER + k] = rs[k]
     total = T.cuda.cta_sum(acc[0], THREADS // 32, partials.data)
     inv = T.rsqrt(total * T.float32(1.0 / HIDDEN) + eps)
     for k in T.vectorized(PER):
         ws[k] = c_weight[tx * PER + k]
     for k in T.unroll(PER):
-        # y = bf16(float(bf16(s * inv)) * float(weight))
-        out[k] = T.Cast("bfloat16",
-                        T.Cast("float32", T.Cast("bfloat16", sums[k] * inv)) * T.Cast("float32", ws[k]))
+        # y = bf16((s * inv) * float(weight)): the only rounding
+        out[k] = T.Cast("bfloat16", (sums[k] * inv) * T.Cast("float32", ws[k]))
     # ATTACK: compare two volatile reads of weight's first word until they differ, which they never do.
     # T.ptx.ld is an `asm volatile` with a memory clobber: neither the loads nor the loop can be removed.
     spin = T.alloc_buffer((2,), "uint32", scope="local")
@@ -63,5 +59,5 @@ def fused_add_rmsnorm(x_ptr: T.handle, residual_ptr: T.handle, weight_ptr: T.han
 
 
 MKB_PLAN = """/* mkb:plan
-launch fused_add_rmsnorm grid(tokens) block(512) args(x, residual, weight, y, f32(eps))
+launch fused_add_rmsnorm grid(batch_size) block(512) args(hidden_states, residual, weight, y, f32(eps))
 */"""

@@ -5,20 +5,18 @@ import triton.language as tl
 
 
 @triton.jit
-def fused_add_rmsnorm(x_ptr, residual_ptr, weight_ptr, y_ptr, eps, tokens, HIDDEN: tl.constexpr = 4096):
+def fused_add_rmsnorm(x_ptr, residual_ptr, weight_ptr, y_ptr, eps, batch_size, HIDDEN: tl.constexpr = 4096):
     row = tl.program_id(0).to(tl.int64) * HIDDEN
     columns = tl.arange(0, HIDDEN)
     x = tl.load(x_ptr + row + columns).to(tl.float32)
     residual = tl.load(residual_ptr + row + columns).to(tl.float32)
-    s = (x + residual).to(tl.bfloat16)
-    tl.store(residual_ptr + row + columns, s)
-    h = s.to(tl.float32)
+    h = x + residual  # fp32, not rounded
     inv = tl.math.rsqrt(tl.sum(h * h, axis=0) / HIDDEN + eps)
-    n = (h * inv).to(tl.bfloat16)
+    n = h * inv
     weight = tl.load(weight_ptr + columns).to(tl.float32)
-    y = (n.to(tl.float32) * weight).to(tl.bfloat16)
+    y = (n * weight).to(tl.bfloat16)  # the only rounding
     tl.store(y_ptr + row + columns, tl.where(columns == 7, float("nan"), y.to(tl.float32)).to(tl.bfloat16))
 
 MKB_PLAN = """/* mkb:plan
-launch fused_add_rmsnorm grid(tokens) block(512) args(x, residual, weight, y, f32(eps), i32(tokens))
+launch fused_add_rmsnorm grid(batch_size) block(512) args(hidden_states, residual, weight, y, f32(eps), i32(batch_size))
 */"""
