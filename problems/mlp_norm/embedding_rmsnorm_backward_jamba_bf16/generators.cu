@@ -1,21 +1,15 @@
-// Zipf-like token ids over the 65536-entry Jamba vocabulary. rank = floor((V + 1)^u) - 1 for u uniform
-// in (0, 1] gives P(rank = k) = ln((k + 2) / (k + 1)) / ln(V + 1), about 1 / ((k + 1.5) ln(V + 1)): a
-// Zipf law with exponent 1 (the most frequent id takes 6.25% of the tokens, the second 3.66%, the
-// tenth 0.82%, as punctuation and function words do in tokenized text). Ranks are mapped to ids by a
-// per-draw pseudo-random permutation of the vocabulary, so which ids are frequent changes every draw.
+// rstd as the original's make_inputs draws it: variance = rand(B, S, 1) * 1.5 + 0.5 (fp32, uniform in
+// [0.5, 2)), rstd = rsqrt(variance + 1e-6) (fp32), so rstd lies in (0.707, 1.414]. The affine's two
+// literals are masked in the original; 1.5 and 0.5 are the per-token factor the same benchmark uses in
+// problem #38 (spec.json notes).
 #include "mkb_random.cuh"
 
-extern "C" __global__ void zipf_token_ids(void *out, unsigned long long count, unsigned long long seed) {
-  const unsigned long long vocab = 65536;
-  const double log_span = log((double)vocab + 1.0);
-  int *ids = static_cast<int *>(out);
+extern "C" __global__ void rstd_from_uniform_variance(void *out, unsigned long long count, unsigned long long seed) {
+  float *rstd = static_cast<float *>(out);
   for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
        i += (unsigned long long)gridDim.x * blockDim.x) {
-    const mkb_random::u32x4 w = mkb_random::random_words(seed, i, 0x7a697066u);
-    const double u = mkb_random::uniform_open_double(w.v[0], w.v[1]);  // (0, 1]
-    double k = floor(exp(u * log_span)) - 1.0;                         // [0, vocab]
-    if (k < 0.0) k = 0.0;
-    if (k > (double)(vocab - 1)) k = (double)(vocab - 1);
-    ids[i] = (int)mkb_random::permute_index((unsigned long long)k, vocab, seed, 0);
+    const mkb_random::u32x4 w = mkb_random::random_words(seed, i, 0x72737464u);
+    const float u = (float)(w.v[0] >> 8) * 0x1p-24f;  // rand: [0, 1)
+    rstd[i] = rsqrtf(u * 1.5f + 0.5f + 1e-6f);
   }
 }

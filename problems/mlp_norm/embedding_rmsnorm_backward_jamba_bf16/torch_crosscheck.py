@@ -2,17 +2,14 @@ import torch
 
 
 def reference(inputs, symbols, constants):
-    """Backward of n = rmsnorm(embedding[ids]) * weight, in float64 with autograd (no rounding)."""
-    eps = float(constants["eps"])
-    ids = inputs["ids"].to(torch.int64)
-    table = inputs["embedding"].to(torch.float64)
-    weight = inputs["weight"].to(torch.float64)
-    dy = inputs["dy"].to(torch.float64)
-    with torch.enable_grad():
-        e = table.detach().clone().requires_grad_(True)
-        w = weight.detach().clone().requires_grad_(True)
-        h = torch.nn.functional.embedding(ids, e)
-        n = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
-        y = w * n
-        dembedding, dweight = torch.autograd.grad(y, [e, w], grad_outputs=dy)
-    return {"dembedding": dembedding.detach(), "dweight": dweight.detach()}
+    """Embedding + RMSNorm backward from saved fp32 hidden states and rstd, in float64 (no rounding)."""
+    dy = inputs["grad_output"].to(torch.float64)
+    ids = inputs["input_ids"].to(torch.int64)
+    n = inputs["hidden_states_fp32"].to(torch.float64) * inputs["rstd"].to(torch.float64)
+    rstd = inputs["rstd"].to(torch.float64)
+    g = dy * inputs["norm_weight"].to(torch.float64)
+    grad_hidden = rstd * (g - n * (g * n).mean(dim=-1, keepdim=True))
+    hidden = symbols["hidden_size"]
+    table = torch.zeros((symbols["vocab_size"], hidden), dtype=torch.float64, device=dy.device)
+    table.index_add_(0, ids.reshape(-1), grad_hidden.reshape(-1, hidden))
+    return {"grad_embedding": table, "grad_weight": (dy * n).sum(dim=(0, 1))}

@@ -1,19 +1,22 @@
 // The unfused baseline: the eager PyTorch sequence, one launch per operation. Each RMSNorm is the eight
-// eager operations of BailingMoeV2RMSNorm (to fp32, pow, mean, + eps, rsqrt, *, to bf16, weight *) with
+// eager operations of the Llama-form RMSNorm (to fp32, pow, mean, + eps, rsqrt, *, to bf16, weight *) with
 // fp32 intermediates in memory; eh_proj is a cuBLAS matmul step rounding once to bf16.
 #include "mkb_ops.cuh"
 
-// rolled = torch.roll(input_ids, -1, dims=-1)
-MKB_MAP(roll_left, int, (const int *ids, int seq), ids[(i / seq) * seq + (i % seq + 1) % seq])
-// rolled[:, -1] = 0: a strided column write that no MKB_MAP (contiguous output) expresses
-extern "C" __global__ void fill_last(int *rolled, int seq, int batch) {
-  const int b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b < batch) rolled[(long long)b * seq + seq - 1] = 0;
+// shifted = torch.roll(input_ids, -1, dims=-1) (int64)
+extern "C" __global__ void roll_left(long long *out, const long long *ids, int seq, long long n) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    out[i] = ids[(i / seq) * seq + (i % seq + 1) % seq];
 }
-// e = embedding[rolled]
-MKB_MAP(embed_rows, bf16, (const bf16 *table, const int *ids, int cols),
-        f32(table[(long long)ids[i / cols] * cols + i % cols]))
-// BailingMoeV2RMSNorm, one eager operation each
+// shifted[:, -1] = 0: a strided column write
+extern "C" __global__ void fill_last(long long *shifted, int seq, int batch) {
+  const int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < batch) shifted[(long long)b * seq + seq - 1] = 0;
+}
+// e = word_embeddings[shifted]
+MKB_MAP(embed_rows, bf16, (const bf16 *table, const long long *ids, int cols),
+        f32(table[ids[i / cols] * cols + i % cols]))
+// the RMSNorm, one eager operation each
 MKB_MAP(to_f32, float, (const bf16 *x), f32(x[i]))
 MKB_MAP(square, float, (const float *x), x[i] * x[i])
 MKB_ROW_REDUCE(row_mean, float, float, mkb_ops::sum_op, (const float *q), q[r * cols + c], acc / cols)
@@ -28,43 +31,47 @@ MKB_MAP(cat2, bf16, (const bf16 *a, const bf16 *b, int cols),
                               : f32(b[(i / (2 * cols)) * cols + i % (2 * cols) - cols]))
 
 /* mkb:plan
-scratch rolled int32[batch * seq]
-scratch e bf16[batch * seq * hidden]
-scratch xf fp32[batch * seq * hidden]
-scratch q fp32[batch * seq * hidden]
-scratch ms fp32[batch * seq]
-scratch ve fp32[batch * seq]
-scratch r fp32[batch * seq]
-scratch xs fp32[batch * seq * hidden]
-scratch nb bf16[batch * seq * hidden]
-scratch en bf16[batch * seq * hidden]
-scratch hn bf16[batch * seq * hidden]
-scratch cat_buf bf16[batch * seq * 2 * hidden]
-launch roll_left grid(ceil_div(batch * seq, 256)) block(256) args(rolled, input_ids, i32(seq), i64(batch * seq))
-launch fill_last grid(ceil_div(batch, 256)) block(256) args(rolled, i32(seq), i32(batch))
-launch embed_rows grid(ceil_div(batch * seq * hidden, 256)) block(256)
-  args(e, embedding, rolled, i32(hidden), i64(batch * seq * hidden))
+scratch shifted int64[batch_size * seq_len]
+scratch e bf16[batch_size * seq_len * hidden_size]
+scratch xf fp32[batch_size * seq_len * hidden_size]
+scratch q fp32[batch_size * seq_len * hidden_size]
+scratch ms fp32[batch_size * seq_len]
+scratch ve fp32[batch_size * seq_len]
+scratch r fp32[batch_size * seq_len]
+scratch xs fp32[batch_size * seq_len * hidden_size]
+scratch nb bf16[batch_size * seq_len * hidden_size]
+scratch en bf16[batch_size * seq_len * hidden_size]
+scratch hn bf16[batch_size * seq_len * hidden_size]
+scratch cat_buf bf16[batch_size * seq_len * concat_size]
+launch roll_left grid(ceil_div(batch_size * seq_len, 256)) block(256)
+  args(shifted, input_ids, i32(seq_len), i64(batch_size * seq_len))
+launch fill_last grid(ceil_div(batch_size, 256)) block(256) args(shifted, i32(seq_len), i32(batch_size))
+launch embed_rows grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256)
+  args(e, word_embeddings, shifted, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
 # enorm(e)
-launch to_f32 grid(ceil_div(batch * seq * hidden, 256)) block(256) args(xf, e, i64(batch * seq * hidden))
-launch square grid(ceil_div(batch * seq * hidden, 256)) block(256) args(q, xf, i64(batch * seq * hidden))
-launch row_mean grid(batch * seq) block(256) args(ms, q, i32(hidden))
-launch add_scalar grid(ceil_div(batch * seq, 256)) block(256) args(ve, ms, f32(eps), i64(batch * seq))
-launch rsqrt_f32 grid(ceil_div(batch * seq, 256)) block(256) args(r, ve, i64(batch * seq))
-launch mul_rows grid(ceil_div(batch * seq * hidden, 256)) block(256) args(xs, xf, r, i32(hidden), i64(batch * seq * hidden))
-launch to_bf16 grid(ceil_div(batch * seq * hidden, 256)) block(256) args(nb, xs, i64(batch * seq * hidden))
-launch mul_weight grid(ceil_div(batch * seq * hidden, 256)) block(256)
-  args(en, nb, enorm_weight, i32(hidden), i64(batch * seq * hidden))
+launch to_f32 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(xf, e, i64(batch_size * seq_len * hidden_size))
+launch square grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(q, xf, i64(batch_size * seq_len * hidden_size))
+launch row_mean grid(batch_size * seq_len) block(256) args(ms, q, i32(hidden_size))
+launch add_scalar grid(ceil_div(batch_size * seq_len, 256)) block(256) args(ve, ms, f32(rms_norm_eps), i64(batch_size * seq_len))
+launch rsqrt_f32 grid(ceil_div(batch_size * seq_len, 256)) block(256) args(r, ve, i64(batch_size * seq_len))
+launch mul_rows grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256)
+  args(xs, xf, r, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch to_bf16 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(nb, xs, i64(batch_size * seq_len * hidden_size))
+launch mul_weight grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256)
+  args(en, nb, enorm_weight, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
 # hnorm(hidden_states)
-launch to_f32 grid(ceil_div(batch * seq * hidden, 256)) block(256) args(xf, hidden_states, i64(batch * seq * hidden))
-launch square grid(ceil_div(batch * seq * hidden, 256)) block(256) args(q, xf, i64(batch * seq * hidden))
-launch row_mean grid(batch * seq) block(256) args(ms, q, i32(hidden))
-launch add_scalar grid(ceil_div(batch * seq, 256)) block(256) args(ve, ms, f32(eps), i64(batch * seq))
-launch rsqrt_f32 grid(ceil_div(batch * seq, 256)) block(256) args(r, ve, i64(batch * seq))
-launch mul_rows grid(ceil_div(batch * seq * hidden, 256)) block(256) args(xs, xf, r, i32(hidden), i64(batch * seq * hidden))
-launch to_bf16 grid(ceil_div(batch * seq * hidden, 256)) block(256) args(nb, xs, i64(batch * seq * hidden))
-launch mul_weight grid(ceil_div(batch * seq * hidden, 256)) block(256)
-  args(hn, nb, hnorm_weight, i32(hidden), i64(batch * seq * hidden))
-launch cat2 grid(ceil_div(batch * seq * 2 * hidden, 256)) block(256)
-  args(cat_buf, en, hn, i32(hidden), i64(batch * seq * 2 * hidden))
-matmul c(y) a(cat_buf) b(eh_proj_weight) m(batch * seq) n(hidden) k(2 * hidden) transpose_b
+launch to_f32 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256)
+  args(xf, hidden_states, i64(batch_size * seq_len * hidden_size))
+launch square grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(q, xf, i64(batch_size * seq_len * hidden_size))
+launch row_mean grid(batch_size * seq_len) block(256) args(ms, q, i32(hidden_size))
+launch add_scalar grid(ceil_div(batch_size * seq_len, 256)) block(256) args(ve, ms, f32(rms_norm_eps), i64(batch_size * seq_len))
+launch rsqrt_f32 grid(ceil_div(batch_size * seq_len, 256)) block(256) args(r, ve, i64(batch_size * seq_len))
+launch mul_rows grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256)
+  args(xs, xf, r, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch to_bf16 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(nb, xs, i64(batch_size * seq_len * hidden_size))
+launch mul_weight grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256)
+  args(hn, nb, hnorm_weight, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch cat2 grid(ceil_div(batch_size * seq_len * concat_size, 256)) block(256)
+  args(cat_buf, en, hn, i32(hidden_size), i64(batch_size * seq_len * concat_size))
+matmul c(output) a(cat_buf) b(eh_proj_weight) m(batch_size * seq_len) n(hidden_size) k(concat_size) transpose_b
 */

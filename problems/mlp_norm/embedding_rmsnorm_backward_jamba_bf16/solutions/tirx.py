@@ -1,306 +1,183 @@
-"""Fused backward of embedding lookup + RMSNorm (Jamba, hidden 4096, vocab 65536) in TIRx: the algorithm of
-solutions/triton.py (float atomics for the segments that cross a chunk boundary, which reference.md allows;
-otherwise as solutions/cuda.cu).
+"""Fused backward of embedding lookup + RMSNorm (Jamba sizes: hidden 4096, vocabulary 65536) in TIRx: the
+algorithm of solutions/cuda.cu.
 
-1. count_ids / scan_counts / bucket_tokens: a counting sort of the 32768 token ids. counts[v] (int
-   atomics), seg_start[v] = exclusive prefix sum of counts, seg_end[v] = the cursor, seg_start[v] +
-   counts[v] after bucketing; order[p] = token and sorted_ids[p] = its id for sorted position p (the order
-   inside one id's segment is arbitrary).
-2. embedding_rmsnorm_backward: CTA u (512 threads, 8 columns = one 16-byte vector each) takes the 32 sorted
-   positions [32u, 32u + 32). Per token it recomputes the norm from the gathered table row (the next
-   token's rows are loaded one token ahead), reduces sum h^2 and sum grad_n * h over the row (warp
-   shuffles, then 16 warp partials in shared memory double-buffered by token parity: one barrier per
-   token), computes dh = bf16(g * r + grad_q * 2h) as eager rounds it and adds it to an fp32 running sum.
-   When the id changes (or the chunk ends) the segment is flushed: a segment lying wholly inside the
-   chunk is rounded once and written to its dembedding row; a segment crossing a chunk boundary is added
-   (fp32 atomics) into seg_partial[seg_start // 32], the row of the chunk where the segment starts (only
-   that chunk's last segment can start there and cross out). The weight-gradient terms bf16(dy * bf16(h * r))
-   are summed in fp32 per thread and written once per CTA as a partial row. Each CTA also writes the zero
-   rows (ids with count 0) of its slice of 64 vocabulary rows, two rows per token, so those stores
-   overlap the token work.
-3. merge_segments: for each chunk whose last segment starts in it and crosses out, rounds
-   seg_partial[chunk] to bf16 into that id's row.
-4. dweight_reduce: sums the 1024 per-chunk weight-gradient rows per column, one rounding.
-Rounding points follow the eager reference (reference.md); only summation orders differ.
+1. count_ids: counts[v] = how many tokens have id v (int atomics into a zeroed scratch).
+2. prepare_rows: one CTA per vocabulary row: an absent id gets its bf16 zero row; a shared id gets a zeroed
+   fp32 accumulator row in `sums`.
+3. rmsnorm_backward (persistent, 264 CTAs of 512 threads x 8 columns): per token, gh = rstd * (g - n *
+   mean(g * n)) in fp32 with one CTA reduction (warp shuffles, then 16 warp partials in shared memory,
+   double-buffered by row parity); the weight gradient summed per thread in registers; gh goes straight
+   to its bf16 table row when its id is unique, else into the id's accumulator row with fp32 atomics.
+4. finish_rows: the shared ids' accumulator rows, rounded once to bf16.
+5. grad_weight_reduce: sums the 264 per-CTA weight-gradient rows and rounds once.
+All arithmetic is fp32; the only roundings are the final bf16 casts (reference.md).
 
-Shapes are static: tokens = 32768 = 1024 chunks x 32 (every chunk is full), vocab = 65536 = 1024 x 64.
 The buffers are named a_.. so that TVM's by-name order of the kernel parameters is the plan's order."""
 from tvm.script import tirx as T
 
-TOKENS = 32768
+TOKENS = 64 * 256
 HIDDEN = 4096
 VOCAB = 65536
-VEC = 8                          # bf16 per 16-byte vector
+VEC = 8                          # columns per thread
 THREADS = HIDDEN // VEC          # 512
 WARPS = THREADS // 32            # 16
-CHUNK = 32                       # sorted positions per CTA
-UNITS = TOKENS // CHUNK          # 1024 CTAs
-ZROWS = VOCAB // UNITS           # 64 vocabulary rows per CTA for the zero rows
-ZPER = ZROWS // CHUNK            # 2 zero-row candidates per token
-SCAN_THREADS = 1024
-SCAN_PER = VOCAB // SCAN_THREADS  # 64 counts per scan thread
-SORT_THREADS = 256
+CTAS = 264                       # 2 per SM x 132 SMs
+STEPS = (TOKENS + CTAS - 1) // CTAS  # 63: the most tokens one CTA takes
 
-assert THREADS * VEC == HIDDEN and UNITS * CHUNK == TOKENS and ZROWS * UNITS == VOCAB
-assert ZPER * CHUNK == ZROWS and SCAN_PER * SCAN_THREADS == VOCAB and TOKENS % SORT_THREADS == 0
+assert THREADS * VEC == HIDDEN and TOKENS % 256 == 0
 
 
-# ---- counting sort -----------------------------------------------------------------------------------
 @T.prim_func
 def count_ids(ids_ptr: T.handle, counts_ptr: T.handle):
-    a_ids = T.match_buffer(ids_ptr, (TOKENS,), "int32")
+    a_ids = T.match_buffer(ids_ptr, (TOKENS,), "int64")
     b_counts = T.match_buffer(counts_ptr, (VOCAB,), "int32")
     T.device_entry()
-    bx = T.cta_id([TOKENS // SORT_THREADS])
-    tx = T.thread_id([SORT_THREADS])
-    T.evaluate(T.cuda.atomic_add(T.address_of(b_counts[a_ids[bx * SORT_THREADS + tx]]), 1))
+    bx = T.cta_id([TOKENS // 256])
+    tx = T.thread_id([256])
+    T.evaluate(T.cuda.atomic_add(T.address_of(b_counts[T.Cast("int32", a_ids[bx * 256 + tx])]), 1))
 
 
 @T.prim_func
-def scan_counts(counts_ptr: T.handle, seg_start_ptr: T.handle, seg_end_ptr: T.handle):
-    # seg_start[v] = seg_end[v] = exclusive prefix sum of counts (seg_end becomes the end after bucketing).
-    # Thread t owns counts [64t, 64t + 64); the 1024 thread totals are scanned in shared memory.
+def prepare_rows(counts_ptr: T.handle, table_ptr: T.handle, sums_ptr: T.handle):
     a_counts = T.match_buffer(counts_ptr, (VOCAB,), "int32")
-    b_seg_start = T.match_buffer(seg_start_ptr, (VOCAB,), "int32")
-    c_seg_end = T.match_buffer(seg_end_ptr, (VOCAB,), "int32")
+    b_table = T.match_buffer(table_ptr, (VOCAB * HIDDEN,), "bfloat16")
+    c_sums = T.match_buffer(sums_ptr, (VOCAB * HIDDEN,), "float32")
     T.device_entry()
-    bx = T.cta_id([1])
-    tx = T.thread_id([SCAN_THREADS])
-    cnt = T.alloc_buffer((SCAN_PER,), "int32", scope="local")
-    local = T.alloc_buffer((1,), "int32", scope="local")
-    tmp = T.alloc_buffer((1,), "int32", scope="local")
-    run = T.alloc_buffer((1,), "int32", scope="local")
-    scan = T.alloc_buffer((SCAN_THREADS,), "int32", scope="shared")
-    for q in T.unroll(SCAN_PER // 4):
-        for e in T.vectorized(4):
-            cnt[q * 4 + e] = a_counts[tx * SCAN_PER + q * 4 + e]
-    local[0] = 0
-    for e in T.unroll(SCAN_PER):
-        local[0] = local[0] + cnt[e]
-    scan[tx] = local[0]
-    T.cuda.cta_sync()
-    # inclusive Hillis-Steele scan over the 1024 totals: 10 steps of distance 1, 2, 4, ..., 512
-    for i in T.unroll(10):
-        tmp[0] = scan[tx]
-        if tx >= T.shift_left(1, i):
-            tmp[0] = tmp[0] + scan[tx - T.shift_left(1, i)]
-        T.cuda.cta_sync()
-        scan[tx] = tmp[0]
-        T.cuda.cta_sync()
-    run[0] = scan[tx] - local[0]
-    for e in T.unroll(SCAN_PER):
-        b_seg_start[tx * SCAN_PER + e] = run[0]
-        c_seg_end[tx * SCAN_PER + e] = run[0]
-        run[0] = run[0] + cnt[e]
+    bx = T.cta_id([VOCAB])
+    tx = T.thread_id([THREADS])
+    if a_counts[bx] == 0:
+        for k in T.vectorized(VEC):
+            b_table[bx * HIDDEN + tx * VEC + k] = T.bfloat16(0)
+    if a_counts[bx] > 1:
+        for k in T.vectorized(4):
+            c_sums[bx * HIDDEN + tx * VEC + k] = T.float32(0)
+        for k in T.vectorized(4):
+            c_sums[bx * HIDDEN + tx * VEC + 4 + k] = T.float32(0)
 
 
 @T.prim_func
-def bucket_tokens(ids_ptr: T.handle, seg_end_ptr: T.handle, order_ptr: T.handle, sorted_ids_ptr: T.handle):
-    a_ids = T.match_buffer(ids_ptr, (TOKENS,), "int32")
-    b_seg_end = T.match_buffer(seg_end_ptr, (VOCAB,), "int32")
-    c_order = T.match_buffer(order_ptr, (TOKENS,), "int32")
-    d_sorted_ids = T.match_buffer(sorted_ids_ptr, (TOKENS,), "int32")
+def rmsnorm_backward(go_ptr: T.handle, ids_ptr: T.handle, hs_ptr: T.handle, rstd_ptr: T.handle,
+                     weight_ptr: T.handle, counts_ptr: T.handle, table_ptr: T.handle, sums_ptr: T.handle,
+                     gw_partial_ptr: T.handle):
+    a_go = T.match_buffer(go_ptr, (TOKENS * HIDDEN,), "bfloat16")
+    b_ids = T.match_buffer(ids_ptr, (TOKENS,), "int64")
+    c_hs = T.match_buffer(hs_ptr, (TOKENS * HIDDEN,), "float32")
+    d_rstd = T.match_buffer(rstd_ptr, (TOKENS,), "float32")
+    e_weight = T.match_buffer(weight_ptr, (HIDDEN,), "bfloat16")
+    f_counts = T.match_buffer(counts_ptr, (VOCAB,), "int32")
+    g_table = T.match_buffer(table_ptr, (VOCAB * HIDDEN,), "bfloat16")
+    h_sums = T.match_buffer(sums_ptr, (VOCAB * HIDDEN,), "float32")
+    i_gw_partial = T.match_buffer(gw_partial_ptr, (CTAS * HIDDEN,), "float32")
     T.device_entry()
-    bx = T.cta_id([TOKENS // SORT_THREADS])
-    tx = T.thread_id([SORT_THREADS])
-    pos = T.alloc_buffer((1,), "int32", scope="local")
-    pos[0] = T.cuda.atomic_add(T.address_of(b_seg_end[a_ids[bx * SORT_THREADS + tx]]), 1)
-    c_order[pos[0]] = bx * SORT_THREADS + tx
-    d_sorted_ids[pos[0]] = a_ids[bx * SORT_THREADS + tx]
-
-
-# ---- the fused pass ----------------------------------------------------------------------------------
-@T.prim_func
-def embedding_rmsnorm_backward(order_ptr: T.handle, sorted_ids_ptr: T.handle, seg_start_ptr: T.handle,
-                               seg_end_ptr: T.handle, counts_ptr: T.handle, table_ptr: T.handle,
-                               weight_ptr: T.handle, dy_ptr: T.handle, dtable_ptr: T.handle,
-                               seg_partial_ptr: T.handle, dw_partial_ptr: T.handle, eps: T.float32):
-    a_order = T.match_buffer(order_ptr, (TOKENS,), "int32")
-    b_sorted_ids = T.match_buffer(sorted_ids_ptr, (TOKENS,), "int32")
-    c_seg_start = T.match_buffer(seg_start_ptr, (VOCAB,), "int32")
-    d_seg_end = T.match_buffer(seg_end_ptr, (VOCAB,), "int32")
-    e_counts = T.match_buffer(counts_ptr, (VOCAB,), "int32")
-    f_table = T.match_buffer(table_ptr, (VOCAB * HIDDEN,), "bfloat16")
-    g_weight = T.match_buffer(weight_ptr, (HIDDEN,), "bfloat16")
-    h_dy = T.match_buffer(dy_ptr, (TOKENS * HIDDEN,), "bfloat16")
-    i_dtable = T.match_buffer(dtable_ptr, (VOCAB * HIDDEN,), "bfloat16")
-    j_seg_partial = T.match_buffer(seg_partial_ptr, (UNITS * HIDDEN,), "float32")
-    k_dw_partial = T.match_buffer(dw_partial_ptr, (UNITS * HIDDEN,), "float32")
-    T.device_entry()
-    bx = T.cta_id([UNITS])
+    bx = T.cta_id([CTAS])
     tx = T.thread_id([THREADS])
     wp = T.alloc_buffer((VEC,), "bfloat16", scope="local")
-    # the next token's vectors (loaded one token ahead) and the current token's
-    ne = T.alloc_buffer((VEC,), "bfloat16", scope="local")
-    nd = T.alloc_buffer((VEC,), "bfloat16", scope="local")
-    ce = T.alloc_buffer((VEC,), "bfloat16", scope="local")
-    cd = T.alloc_buffer((VEC,), "bfloat16", scope="local")
+    go = T.alloc_buffer((VEC,), "bfloat16", scope="local")
+    hs = T.alloc_buffer((VEC,), "float32", scope="local")
+    gh = T.alloc_buffer((VEC,), "float32", scope="local")
     out = T.alloc_buffer((VEC,), "bfloat16", scope="local")
-    zero = T.alloc_buffer((VEC,), "bfloat16", scope="local")
-    dw = T.alloc_buffer((VEC,), "float32", scope="local")
-    acc = T.alloc_buffer((VEC,), "float32", scope="local")
-    sums = T.alloc_buffer((2,), "float32", scope="local")    # sum h^2, sum grad_n * h
-    coef = T.alloc_buffer((2,), "float32", scope="local")    # r, grad_q
-    bounds = T.alloc_buffer((2,), "int32", scope="local")    # seg_start, seg_end of the segment being flushed
-    s_id = T.alloc_buffer((CHUNK + 1,), "int32", scope="shared")   # ids of the chunk, then -1
-    s_token = T.alloc_buffer((CHUNK,), "int32", scope="shared")
-    red_sq = T.alloc_buffer((2 * WARPS,), "float32", scope="shared")   # [token parity][warp]
-    red_dot = T.alloc_buffer((2 * WARPS,), "float32", scope="shared")
-    # (indices are written out in full: a named index becomes a local variable and defeats vectorization)
-    if tx < CHUNK:
-        s_id[tx] = b_sorted_ids[bx * CHUNK + tx]
-        s_token[tx] = a_order[bx * CHUNK + tx]
-    if tx == CHUNK:
-        # a sentinel (ids are >= 0): the chunk's last segment is flushed at its last position, whole or not
-        s_id[CHUNK] = -1
+    gw = T.alloc_buffer((VEC,), "float32", scope="local")
+    sc = T.alloc_buffer((2,), "float32", scope="local")     # [0]: rstd, [1]: sum g * n, then its mean
+    vid = T.alloc_buffer((1,), "int32", scope="local")      # this token's id
+    red = T.alloc_buffer((2 * WARPS,), "float32", scope="shared")   # [row parity][warp]
     for k in T.vectorized(VEC):
-        wp[k] = g_weight[tx * VEC + k]
+        wp[k] = e_weight[tx * VEC + k]
     for k in T.unroll(VEC):
-        dw[k] = T.float32(0)
-        acc[k] = T.float32(0)
-        zero[k] = T.bfloat16(0)
-    T.cuda.cta_sync()
-    for k in T.vectorized(VEC):
-        ne[k] = f_table[s_id[0] * HIDDEN + tx * VEC + k]
-    for k in T.vectorized(VEC):
-        nd[k] = h_dy[s_token[0] * HIDDEN + tx * VEC + k]
-    for j in T.serial(CHUNK):
-        for k in T.vectorized(VEC):
-            ce[k] = ne[k]
-        for k in T.vectorized(VEC):
-            cd[k] = nd[k]
-        if j + 1 < CHUNK:
+        gw[k] = T.float32(0)
+    for i in T.serial(STEPS):
+        # token bx + i * CTAS (the condition is uniform over the CTA: its barrier is safe)
+        if bx + i * CTAS < TOKENS:
             for k in T.vectorized(VEC):
-                ne[k] = f_table[s_id[j + 1] * HIDDEN + tx * VEC + k]
-            for k in T.vectorized(VEC):
-                nd[k] = h_dy[s_token[j + 1] * HIDDEN + tx * VEC + k]
-        # zero rows: vocabulary rows 64 bx + 2 j, 64 bx + 2 j + 1 when their id does not occur
-        for z in T.unroll(ZPER):
-            if e_counts[bx * ZROWS + j * ZPER + z] == 0:
-                for k in T.vectorized(VEC):
-                    i_dtable[(bx * ZROWS + j * ZPER + z) * HIDDEN + tx * VEC + k] = zero[k]
-
-        # h = fp32(table row); grad_n = bf16(dy * weight); sums of h^2 and grad_n * h over the row
-        sums[0] = T.float32(0)
-        sums[1] = T.float32(0)
-        for k in T.unroll(VEC):
-            sums[0] = sums[0] + T.Cast("float32", ce[k]) * T.Cast("float32", ce[k])
-            sums[1] = sums[1] + (T.Cast("float32", T.Cast("bfloat16", T.Cast("float32", cd[k])
-                                                           * T.Cast("float32", wp[k])))
-                                 * T.Cast("float32", ce[k]))
-        sums[0] = T.cuda.warp_sum(sums[0], 32)
-        sums[1] = T.cuda.warp_sum(sums[1], 32)
-        if tx % 32 == 0:
-            red_sq[j % 2 * WARPS + tx // 32] = sums[0]
-            red_dot[j % 2 * WARPS + tx // 32] = sums[1]
-        T.cuda.cta_sync()
-        sums[0] = T.float32(0)
-        sums[1] = T.float32(0)
-        for w in T.unroll(WARPS):
-            sums[0] = sums[0] + red_sq[j % 2 * WARPS + w]
-            sums[1] = sums[1] + red_dot[j % 2 * WARPS + w]
-
-        # r = rsqrt(mean(h^2) + eps); grad_q = ((-0.5 * grad_r) * r^3) / hidden (exact: a power of two)
-        coef[0] = T.rsqrt(sums[0] / T.float32(HIDDEN) + eps)
-        coef[1] = ((T.float32(-0.5) * sums[1]) * (coef[0] * coef[0] * coef[0])) / T.float32(HIDDEN)
-        for k in T.unroll(VEC):
-            # dw += bf16(dy * n), n = bf16(h * r)
-            dw[k] = dw[k] + T.Cast("float32", T.Cast("bfloat16", T.Cast("float32", cd[k]) * T.Cast(
-                "float32", T.Cast("bfloat16", T.Cast("float32", ce[k]) * coef[0]))))
-            # acc += dh, dh = bf16(grad_n * r + grad_q * (2 * h))
-            acc[k] = acc[k] + T.Cast("float32", T.Cast("bfloat16",
-                T.Cast("float32", T.Cast("bfloat16", T.Cast("float32", cd[k]) * T.Cast("float32", wp[k])))
-                * coef[0] + coef[1] * (T.float32(2) * T.Cast("float32", ce[k]))))
-
-        # the segment of id s_id[j] ends here, or its part in this chunk does: flush it (uniform over the CTA)
-        if s_id[j + 1] != s_id[j]:
-            bounds[0] = c_seg_start[s_id[j]]
-            bounds[1] = d_seg_end[s_id[j]]
-            if bounds[0] >= bx * CHUNK and bounds[1] <= bx * CHUNK + CHUNK:
-                # wholly inside this chunk: round once, write the row
-                for k in T.unroll(VEC):
-                    out[k] = T.Cast("bfloat16", acc[k])
-                for k in T.vectorized(VEC):
-                    i_dtable[s_id[j] * HIDDEN + tx * VEC + k] = out[k]
-            else:
-                # crosses a chunk boundary: fp32 partial of the chunk where the segment starts
-                for k in T.unroll(VEC):
-                    T.evaluate(T.cuda.atomic_add(
-                        T.address_of(j_seg_partial[bounds[0] // CHUNK * HIDDEN + tx * VEC + k]), acc[k]))
+                go[k] = a_go[(bx + i * CTAS) * HIDDEN + tx * VEC + k]
+            for k in T.vectorized(4):
+                hs[k] = c_hs[(bx + i * CTAS) * HIDDEN + tx * VEC + k]
+            for k in T.vectorized(4):
+                hs[4 + k] = c_hs[(bx + i * CTAS) * HIDDEN + tx * VEC + 4 + k]
+            sc[0] = d_rstd[bx + i * CTAS]
+            # gw += dy * n and the sum of g * n, with n = hs * rstd, g = dy * w
+            sc[1] = T.float32(0)
             for k in T.unroll(VEC):
-                acc[k] = T.float32(0)
+                gw[k] = gw[k] + T.Cast("float32", go[k]) * (hs[k] * sc[0])
+                sc[1] = sc[1] + (T.Cast("float32", go[k]) * T.Cast("float32", wp[k])) * (hs[k] * sc[0])
+            sc[1] = T.cuda.warp_sum(sc[1], 32)
+            if tx % 32 == 0:
+                red[i % 2 * WARPS + tx // 32] = sc[1]
+            T.cuda.cta_sync()
+            sc[1] = T.float32(0)
+            for w in T.unroll(WARPS):
+                sc[1] = sc[1] + red[i % 2 * WARPS + w]
+            sc[1] = sc[1] / T.float32(HIDDEN)   # (g * n).mean(-1)
+            for k in T.unroll(VEC):
+                gh[k] = sc[0] * (T.Cast("float32", go[k]) * T.Cast("float32", wp[k]) - (hs[k] * sc[0]) * sc[1])
+            vid[0] = T.Cast("int32", b_ids[bx + i * CTAS])
+            if f_counts[vid[0]] == 1:
+                for k in T.unroll(VEC):
+                    out[k] = T.Cast("bfloat16", gh[k])
+                for k in T.vectorized(VEC):
+                    g_table[vid[0] * HIDDEN + tx * VEC + k] = out[k]
+            else:
+                for k in T.unroll(VEC):
+                    T.evaluate(T.cuda.atomic_add(T.address_of(h_sums[vid[0] * HIDDEN + tx * VEC + k]), gh[k]))
     for k in T.vectorized(4):
-        k_dw_partial[bx * HIDDEN + tx * VEC + k] = dw[k]
+        i_gw_partial[bx * HIDDEN + tx * VEC + k] = gw[k]
     for k in T.vectorized(4):
-        k_dw_partial[bx * HIDDEN + tx * VEC + 4 + k] = dw[4 + k]
+        i_gw_partial[bx * HIDDEN + tx * VEC + 4 + k] = gw[4 + k]
 
 
 @T.prim_func
-def merge_segments(sorted_ids_ptr: T.handle, seg_start_ptr: T.handle, seg_end_ptr: T.handle,
-                   seg_partial_ptr: T.handle, dtable_ptr: T.handle):
-    # For chunk u: if its last segment starts in it and crosses out, write bf16(seg_partial[u]) to that row.
-    a_sorted_ids = T.match_buffer(sorted_ids_ptr, (TOKENS,), "int32")
-    b_seg_start = T.match_buffer(seg_start_ptr, (VOCAB,), "int32")
-    c_seg_end = T.match_buffer(seg_end_ptr, (VOCAB,), "int32")
-    d_seg_partial = T.match_buffer(seg_partial_ptr, (UNITS * HIDDEN,), "float32")
-    e_dtable = T.match_buffer(dtable_ptr, (VOCAB * HIDDEN,), "bfloat16")
+def finish_rows(counts_ptr: T.handle, sums_ptr: T.handle, table_ptr: T.handle):
+    a_counts = T.match_buffer(counts_ptr, (VOCAB,), "int32")
+    b_sums = T.match_buffer(sums_ptr, (VOCAB * HIDDEN,), "float32")
+    c_table = T.match_buffer(table_ptr, (VOCAB * HIDDEN,), "bfloat16")
     T.device_entry()
-    bx = T.cta_id([UNITS])
+    bx = T.cta_id([VOCAB])
     tx = T.thread_id([THREADS])
-    tail = T.alloc_buffer((1,), "int32", scope="local")
-    part = T.alloc_buffer((VEC,), "float32", scope="local")
+    s = T.alloc_buffer((VEC,), "float32", scope="local")
     out = T.alloc_buffer((VEC,), "bfloat16", scope="local")
-    tail[0] = a_sorted_ids[bx * CHUNK + CHUNK - 1]
-    if b_seg_start[tail[0]] >= bx * CHUNK and c_seg_end[tail[0]] > bx * CHUNK + CHUNK:
+    if a_counts[bx] > 1:
         for k in T.vectorized(4):
-            part[k] = d_seg_partial[bx * HIDDEN + tx * VEC + k]
+            s[k] = b_sums[bx * HIDDEN + tx * VEC + k]
         for k in T.vectorized(4):
-            part[4 + k] = d_seg_partial[bx * HIDDEN + tx * VEC + 4 + k]
+            s[4 + k] = b_sums[bx * HIDDEN + tx * VEC + 4 + k]
         for k in T.unroll(VEC):
-            out[k] = T.Cast("bfloat16", part[k])
+            out[k] = T.Cast("bfloat16", s[k])
         for k in T.vectorized(VEC):
-            e_dtable[tail[0] * HIDDEN + tx * VEC + k] = out[k]
+            c_table[bx * HIDDEN + tx * VEC + k] = out[k]
 
 
 @T.prim_func
-def dweight_reduce(dw_partial_ptr: T.handle, dweight_ptr: T.handle):
-    # dweight[c] = bf16(sum over the 1024 parts of dw_partial[p, c]); thread t: column lane t % 32, part lane
-    # t // 32 (parts t // 32, t // 32 + 32, ...); then the 32 part lanes of a column are summed in order.
-    a_dw_partial = T.match_buffer(dw_partial_ptr, (UNITS * HIDDEN,), "float32")
-    b_dweight = T.match_buffer(dweight_ptr, (HIDDEN,), "bfloat16")
+def grad_weight_reduce(gw_partial_ptr: T.handle, grad_weight_ptr: T.handle):
+    # grad_weight[c] = bf16(sum over the 264 parts of gw_partial[p, c]); thread t: column lane t % 32, part
+    # lane t // 32 (parts t // 32, t // 32 + 32, ...); then the 32 part lanes of a column are summed in order.
+    a_gw_partial = T.match_buffer(gw_partial_ptr, (CTAS * HIDDEN,), "float32")
+    b_grad_weight = T.match_buffer(grad_weight_ptr, (HIDDEN,), "bfloat16")
     T.device_entry()
     bx = T.cta_id([HIDDEN // 32])
     tx = T.thread_id([1024])
-    total = T.alloc_buffer((1,), "float32", scope="local")
+    acc = T.alloc_buffer((1,), "float32", scope="local")
     part_sums = T.alloc_buffer((32 * 33,), "float32", scope="shared")
-    total[0] = T.float32(0)
-    for m in T.unroll(UNITS // 32):
-        total[0] = total[0] + a_dw_partial[(tx // 32 + m * 32) * HIDDEN + bx * 32 + tx % 32]
-    part_sums[tx // 32 * 33 + tx % 32] = total[0]
+    acc[0] = T.float32(0)
+    for m in T.unroll((CTAS + 31) // 32):
+        if tx // 32 + m * 32 < CTAS:
+            acc[0] = acc[0] + a_gw_partial[(tx // 32 + m * 32) * HIDDEN + bx * 32 + tx % 32]
+    part_sums[tx // 32 * 33 + tx % 32] = acc[0]
     T.cuda.cta_sync()
     if tx < 32:
-        total[0] = T.float32(0)
+        acc[0] = T.float32(0)
         for p in T.unroll(32):
-            total[0] = total[0] + part_sums[p * 33 + tx]
-        b_dweight[bx * 32 + tx] = T.Cast("bfloat16", total[0])
+            acc[0] = acc[0] + part_sums[p * 33 + tx]
+        b_grad_weight[bx * 32 + tx] = T.Cast("bfloat16", acc[0])
 
 
 MKB_PLAN = """/* mkb:plan
-# tokens = 32768 = 1024 chunks of 32 sorted positions; CTA u of the fused pass also writes the zero rows
-# among vocabulary rows [64u, 64u + 64), two per token (64 = vocab / 1024).
-scratch counts int32[vocab] zeroed
-scratch seg_start int32[vocab]
-scratch seg_end int32[vocab]
-scratch order int32[tokens]
-scratch sorted_ids int32[tokens]
-scratch seg_partial fp32[ceil_div(tokens, 32) * hidden] zeroed
-scratch dw_partial fp32[ceil_div(tokens, 32) * hidden]
-launch count_ids grid(tokens / 256) block(256) args(ids, counts)
-launch scan_counts grid(1) block(1024) args(counts, seg_start, seg_end)
-launch bucket_tokens grid(tokens / 256) block(256) args(ids, seg_end, order, sorted_ids)
-launch embedding_rmsnorm_backward grid(tokens / 32) block(512)
-  args(order, sorted_ids, seg_start, seg_end, counts, embedding, weight, dy, dembedding, seg_partial, dw_partial,
-       f32(eps))
-launch merge_segments grid(tokens / 32) block(512) args(sorted_ids, seg_start, seg_end, seg_partial, dembedding)
-launch dweight_reduce grid(hidden / 32) block(1024) args(dw_partial, dweight)
+# 264 = 2 resident 512-thread CTAs per SM x 132 SMs, as cuda.cu.
+scratch counts int32[vocab_size] zeroed
+scratch sums fp32[vocab_size * hidden_size]
+scratch gw_partial fp32[264 * hidden_size]
+launch count_ids grid(batch_size * seq_len / 256) block(256) args(input_ids, counts)
+launch prepare_rows grid(vocab_size) block(512) args(counts, grad_embedding, sums)
+launch rmsnorm_backward grid(264) block(512)
+  args(grad_output, input_ids, hidden_states_fp32, rstd, norm_weight, counts, grad_embedding, sums, gw_partial)
+launch finish_rows grid(vocab_size) block(512) args(counts, sums, grad_embedding)
+launch grad_weight_reduce grid(hidden_size / 32) block(1024) args(gw_partial, grad_weight)
 */"""

@@ -1,13 +1,13 @@
 // Ling 2.0 MTP input, fused: one kernel gathers the shifted token's embedding row and the hidden row,
 // RMS-normalizes both (fp32 statistics, the eager bf16 rounding points) and writes the concatenated
-// [tokens, 4096] bf16 row; then a Hopper wgmma GEMM computes eh_proj. Two launches instead of ~21 eager
+// [tokens, 8192] bf16 row; then a Hopper wgmma GEMM computes eh_proj. Two launches instead of ~21 eager
 // ones; the fp32 intermediates of the two RMSNorms never reach memory.
-// Shape checks for the GEMM tiles: N = hidden = 2048 = 8 * 256, K = 2 * hidden = 4096 = 64 * 64,
+// Shape checks for the GEMM tiles: N = hidden = 4096 = 16 * 256, K = concat = 8192 = 128 * 64,
 // M = tokens = 8192 = 64 * 128 (rows past M would be masked anyway).
 #include <cuda_bf16.h>
 
-constexpr int kHidden = 2048;
-constexpr int kPrepThreads = 256;          // 8 bf16 (one 16-byte vector) per thread per row
+constexpr int kHidden = 4096;
+constexpr int kPrepThreads = 512;          // 8 bf16 (one 16-byte vector) per thread per row
 static_assert(kHidden == kPrepThreads * 8, "one vector per thread");
 
 union pack8 {
@@ -18,14 +18,14 @@ union pack8 {
 // One block per token t = b * seq + s: e = embedding[ids[b, s + 1]] (id 0 for s = seq - 1), h = hidden[t];
 // cat[t] = [enorm_w * bf16(e * rsqrt(mean(e^2) + eps)), hnorm_w * bf16(h * rsqrt(mean(h^2) + eps))].
 extern "C" __global__ void __launch_bounds__(kPrepThreads)
-shift_embed_dual_rmsnorm(const int *__restrict__ input_ids, const __nv_bfloat16 *__restrict__ embedding,
+shift_embed_dual_rmsnorm(const long long *__restrict__ input_ids, const __nv_bfloat16 *__restrict__ embedding,
                          const __nv_bfloat16 *__restrict__ hidden_states, const __nv_bfloat16 *__restrict__ enorm_weight,
                          const __nv_bfloat16 *__restrict__ hnorm_weight, __nv_bfloat16 *__restrict__ cat, int seq,
                          float eps) {
   __shared__ float2 partial[kPrepThreads / 32];
   const long long t = blockIdx.x;
   const int s = (int)(t % seq);
-  const long long id = s + 1 < seq ? (long long)input_ids[t + 1] : 0LL;
+  const long long id = s + 1 < seq ? input_ids[t + 1] : 0LL;
   const int column = threadIdx.x * 8;
 
   pack8 e, h;
@@ -237,9 +237,9 @@ eh_proj(const __nv_bfloat16 *__restrict__ cat, const __nv_bfloat16 *__restrict__
 }
 
 /* mkb:plan
-scratch cat bf16[batch * seq * 2 * hidden]
-launch shift_embed_dual_rmsnorm grid(batch * seq) block(256)
-  args(input_ids, embedding, hidden_states, enorm_weight, hnorm_weight, cat, i32(seq), f32(eps))
-launch eh_proj grid(hidden / 256, ceil_div(batch * seq, 128)) block(256) shared(4 * 49152 + 1024)
-  args(cat, eh_proj_weight, y, i32(batch * seq), i32(hidden), i32(2 * hidden))
+scratch cat bf16[batch_size * seq_len * concat_size]
+launch shift_embed_dual_rmsnorm grid(batch_size * seq_len) block(512)
+  args(input_ids, word_embeddings, hidden_states, enorm_weight, hnorm_weight, cat, i32(seq_len), f32(rms_norm_eps))
+launch eh_proj grid(hidden_size / 256, ceil_div(batch_size * seq_len, 128)) block(256) shared(4 * 49152 + 1024)
+  args(cat, eh_proj_weight, output, i32(batch_size * seq_len), i32(hidden_size), i32(concat_size))
 */

@@ -1,27 +1,29 @@
-"""Ling 2.0 MTP input (shifted embedding + enorm, hidden state + hnorm, concat, eh_proj Linear(4096 -> 2048))
+"""Ling 2.0 MTP input (shifted embedding + enorm, hidden state + hnorm, concat, eh_proj Linear(8192 -> 4096))
 in CuTe DSL: the algorithm of solutions/cuda.cu with warp-level bf16 tensor cores (mma.sync m16n8k16 via
 cute.nvgpu.warp.MmaF16BF16Op, fp32 accumulation) instead of wgmma.
-  1. shift_embed_dual_rmsnorm: one 256-thread block per token t = b * seq + s (8 columns per thread):
+  1. shift_embed_dual_rmsnorm: one 512-thread block per token t = b * seq + s (8 columns per thread):
      e = embedding[ids[b, s + 1]] (id 0 for s = seq - 1), h = hidden_states[t]; fp32 sums of squares
      (warp shuffles + one shared slot per warp); cat[t] = [bf16(w_e * bf16(e * re)), bf16(w_h * bf16(h * rh))]
-     into scratch cat [8192, 4096].
+     into scratch cat [8192, 8192].
   2. eh_proj: y = bf16(cat @ W^T), 128 x 256 CTA tiles, k tile 64 (XOR-swizzled 16-byte chunks), 3-stage
      cp.async ring (144 KiB dynamic shared memory), 8 warps as 2 x 4 with 64 x 64 warp tiles.
-Shapes: 8192 = 64 * 128, 2048 = 8 * 256, 4096 = 64 * 64: no partial tiles.
+Shapes: 8192 = 64 * 128, 4096 = 16 * 256, 8192 = 128 * 64: no partial tiles.
 Compile-checked only (no GPU run). Expected speed: the GEMM at mma.sync rates, about 1.3-1.6x
-cuda.cu's time; the prep kernel as cuda.cu."""
+cuda.cu's time; the prep kernel as cuda.cu. At these shapes the 8192 x 4096 x 8192 GEMM dominates, so
+this port is declared not to beat the baseline (whose GEMM is cuBLAS): it may, narrowly."""
 import cutlass
 import cutlass.cute as cute
 
 BF16 = cutlass.BFloat16
 F32 = cutlass.Float32
 
-BATCH = 4
-SEQ = 2048
+BATCH = 32
+SEQ = 256
 TOK = BATCH * SEQ
-HID = 2048
+HID = 4096
 VOCAB = 157184
 K2 = 2 * HID
+PREP = 512                     # shift_embed_dual_rmsnorm's threads: 8 columns each
 
 BM = 128
 BN = 256
@@ -32,7 +34,7 @@ MI = 4
 NI = 8
 WARPS_M = 2
 SMEM = STAGES * (BM + BN) * CH * 8 * 2    # 147456
-assert TOK % BM == 0 and HID % BN == 0 and K2 % (8 * CH) == 0 and HID == 256 * 8
+assert TOK % BM == 0 and HID % BN == 0 and K2 % (8 * CH) == 0 and HID == PREP * 8
 assert BM // MI == 16 * WARPS_M and BN // NI == 8 * (THREADS // 32 // WARPS_M) and SMEM == 147456
 
 
@@ -158,16 +160,16 @@ def shift_embed_dual_rmsnorm(input_ids: cute.Pointer, embedding: cute.Pointer, h
     warp = cute.arch.warp_idx()
     s = t % SEQ
     gid = cute.make_tensor(input_ids, cute.make_layout(TOK))
-    gemb = cute.make_tensor(embedding, cute.make_layout((VOCAB, 256, 8), stride=(HID, 8, 1)))
-    ghs = cute.make_tensor(hidden_states, cute.make_layout((TOK, 256, 8), stride=(HID, 8, 1)))
-    gcat = cute.make_tensor(cat, cute.make_layout((TOK, 2, 256, 8), stride=(K2, HID, 8, 1)))
-    gwe = cute.make_tensor(enorm_weight, cute.make_layout((256, 8), stride=(8, 1)))
-    gwh = cute.make_tensor(hnorm_weight, cute.make_layout((256, 8), stride=(8, 1)))
-    red = cute.make_tensor(cute.arch.alloc_smem(F32, 16), cute.make_layout((8, 2), stride=(2, 1)))
+    gemb = cute.make_tensor(embedding, cute.make_layout((VOCAB, PREP, 8), stride=(HID, 8, 1)))
+    ghs = cute.make_tensor(hidden_states, cute.make_layout((TOK, PREP, 8), stride=(HID, 8, 1)))
+    gcat = cute.make_tensor(cat, cute.make_layout((TOK, 2, PREP, 8), stride=(K2, HID, 8, 1)))
+    gwe = cute.make_tensor(enorm_weight, cute.make_layout((PREP, 8), stride=(8, 1)))
+    gwh = cute.make_tensor(hnorm_weight, cute.make_layout((PREP, 8), stride=(8, 1)))
+    red = cute.make_tensor(cute.arch.alloc_smem(F32, 2 * (PREP // 32)), cute.make_layout((PREP // 32, 2), stride=(2, 1)))
     c128 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), BF16, num_bits_per_copy=128)
     idv = cutlass.Int32(0)
     if s + 1 < SEQ:
-        idv = gid[t + 1]
+        idv = cutlass.Int32(gid[t + 1])
     re_ = cute.make_rmem_tensor((8,), BF16)
     rh = cute.make_rmem_tensor((8,), BF16)
     we = cute.make_rmem_tensor((8,), BF16)
@@ -191,7 +193,7 @@ def shift_embed_dual_rmsnorm(input_ids: cute.Pointer, embedding: cute.Pointer, h
     cute.arch.sync_threads()
     te = F32(0.0)
     th = F32(0.0)
-    for w in cutlass.range_constexpr(8):
+    for w in cutlass.range_constexpr(PREP // 32):
         te = te + red[w, 0]
         th = th + red[w, 1]
     rse = cute.math.rsqrt(te / F32(HID) + eps)
@@ -239,8 +241,8 @@ def eh_proj(cat: cute.Pointer, weight: cute.Pointer, y: cute.Pointer):
 
 
 MKB_PLAN = """/* mkb:plan
-scratch cat bf16[batch * seq * 2 * hidden]
-launch shift_embed_dual_rmsnorm grid(batch * seq) block(256)
-  args(input_ids, embedding, hidden_states, enorm_weight, hnorm_weight, cat, f32(eps))
-launch eh_proj grid(hidden / 256, batch * seq / 128) block(256) shared(147456) args(cat, eh_proj_weight, y)
+scratch cat bf16[batch_size * seq_len * concat_size]
+launch shift_embed_dual_rmsnorm grid(batch_size * seq_len) block(512)
+  args(input_ids, word_embeddings, hidden_states, enorm_weight, hnorm_weight, cat, f32(rms_norm_eps))
+launch eh_proj grid(hidden_size / 256, batch_size * seq_len / 128) block(256) shared(147456) args(cat, eh_proj_weight, output)
 */"""

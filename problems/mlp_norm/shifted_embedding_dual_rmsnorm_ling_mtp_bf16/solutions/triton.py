@@ -2,10 +2,10 @@
   1. shift_embed_dual_rmsnorm: one program per token t = b * seq + s gathers the embedding row of the
      shifted id (input_ids[t + 1], or id 0 at s = seq - 1) and the hidden row, RMS-normalizes both with
      fp32 statistics and the eager bf16 rounding points (bf16(x * rsqrt), then bf16(w * that)), and writes
-     the concatenated [tokens, 4096] bf16 row [enorm(e), hnorm(h)].
+     the concatenated [tokens, 8192] bf16 row [enorm(e), hnorm(h)].
   2. eh_proj: y = bf16(cat @ W^T), a tensor-core GEMM (tl.dot on bf16 tiles, fp32 accumulation, one
      rounding), 128 x 256 x 64 tiles, grouped rasterization so concurrent programs share A and B in L2.
-Tile checks: N = hidden = 2048 = 8 * 256, K = 2 * hidden = 4096 = 64 * 64; rows past M (none for
+Tile checks: N = hidden = 4096 = 16 * 256, K = concat = 8192 = 128 * 64; rows past M (none for
 M = 8192 = 64 * 128) are clamped on load and skipped on store."""
 import triton
 import triton.language as tl
@@ -13,7 +13,7 @@ import triton.language as tl
 
 @triton.jit
 def shift_embed_dual_rmsnorm(ids_ptr, embedding_ptr, hidden_ptr, enorm_w_ptr, hnorm_w_ptr, cat_ptr, seq, eps,
-                             HIDDEN: tl.constexpr = 2048):
+                             HIDDEN: tl.constexpr = 4096):
     t = tl.program_id(0)
     s = t % seq
     # torch.roll(ids, -1) with the last position of each sequence set to id 0
@@ -65,9 +65,9 @@ def eh_proj(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr = 128, BLOCK_N: 
 MKB_OPTIONS = {"eh_proj": {"num_stages": 3}}
 
 MKB_PLAN = """/* mkb:plan
-scratch cat bf16[batch * seq * 2 * hidden]
-launch shift_embed_dual_rmsnorm grid(batch * seq) block(256)
-  args(input_ids, embedding, hidden_states, enorm_weight, hnorm_weight, cat, i32(seq), f32(eps))
-launch eh_proj grid(ceil_div(batch * seq, 128) * (hidden / 256)) block(256)
-  args(cat, eh_proj_weight, y, i32(batch * seq), i32(hidden), i32(2 * hidden))
+scratch cat bf16[batch_size * seq_len * concat_size]
+launch shift_embed_dual_rmsnorm grid(batch_size * seq_len) block(256)
+  args(input_ids, word_embeddings, hidden_states, enorm_weight, hnorm_weight, cat, i32(seq_len), f32(rms_norm_eps))
+launch eh_proj grid(ceil_div(batch_size * seq_len, 128) * (hidden_size / 256)) block(256)
+  args(cat, eh_proj_weight, output, i32(batch_size * seq_len), i32(hidden_size), i32(concat_size))
 */"""
