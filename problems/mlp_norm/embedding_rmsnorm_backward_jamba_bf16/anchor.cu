@@ -37,7 +37,7 @@ MKB_COL_REDUCE(anchor_gw_final, double, double, mkb_ops::sum_op, (const double *
 scratch dot fp64[batch_size * seq_len]
 scratch gwpart fp64[64 * hidden_size]
 launch anchor_dot grid(batch_size * seq_len) block(256) args(dot, grad_output, hidden_states_fp32, rstd, norm_weight, i32(hidden_size))
-launch anchor_fill grid(ceil_div(vocab_size * hidden_size, 256)) block(256) args(grad_embedding, f64(0), i64(vocab_size * hidden_size))
+launch anchor_fill grid(ceil_div(vocab_size * hidden_size, 1024)) block(256) args(grad_embedding, f64(0), i64(vocab_size * hidden_size))
 launch anchor_scatter grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256)
   args(grad_embedding, grad_output, input_ids, hidden_states_fp32, rstd, norm_weight, dot, i64(hidden_size),
        i64(batch_size * seq_len * hidden_size))

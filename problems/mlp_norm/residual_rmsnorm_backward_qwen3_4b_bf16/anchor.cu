@@ -20,9 +20,9 @@ MKB_COL_REDUCE(anchor_gw_final, double, double, mkb_ops::sum_op, (const double *
 scratch dot fp64[batch_size * seq_len]
 scratch gwpart fp64[512 * hidden_size]
 launch anchor_dot grid(batch_size * seq_len) block(256) args(dot, grad_output, normalized, weight, i32(hidden_size))
-launch anchor_grad_input grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256)
+launch anchor_grad_input grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256)
   args(grad_hidden_states, grad_output, normalized, rstd, weight, dot, i64(hidden_size), i64(batch_size * seq_len * hidden_size))
-launch anchor_grad_input grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256)
+launch anchor_grad_input grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256)
   args(grad_residual, grad_output, normalized, rstd, weight, dot, i64(hidden_size), i64(batch_size * seq_len * hidden_size))
 launch anchor_gw_partial grid(ceil_div(hidden_size, 32), 512) block(32, 8)
   args(gwpart, grad_output, normalized, i32(batch_size * seq_len / 512), i32(hidden_size))

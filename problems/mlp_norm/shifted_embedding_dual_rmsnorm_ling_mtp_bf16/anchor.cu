@@ -32,9 +32,9 @@ scratch w fp64[hidden_size * concat_size]
 launch embed_inv_rms grid(batch_size * seq_len) block(256)
   args(re, word_embeddings, input_ids, i32(seq_len), f64(rms_norm_eps), i32(hidden_size))
 launch hidden_inv_rms grid(batch_size * seq_len) block(256) args(rh, hidden_states, f64(rms_norm_eps), i32(hidden_size))
-launch normalized_cat grid(ceil_div(batch_size * seq_len * concat_size, 256)) block(256)
+launch normalized_cat grid(ceil_div(batch_size * seq_len * concat_size, 1024)) block(256)
   args(cat_buf, word_embeddings, input_ids, hidden_states, re, rh, enorm_weight, hnorm_weight, i32(seq_len),
        i32(hidden_size), i64(batch_size * seq_len * concat_size))
-launch to_f64 grid(ceil_div(hidden_size * concat_size, 256)) block(256) args(w, eh_proj_weight, i64(hidden_size * concat_size))
+launch to_f64 grid(ceil_div(hidden_size * concat_size, 1024)) block(256) args(w, eh_proj_weight, i64(hidden_size * concat_size))
 matmul c(output) a(cat_buf) b(w) m(batch_size * seq_len) n(hidden_size) k(concat_size) transpose_b
 */
