@@ -1,20 +1,22 @@
 import torch
-import torch.nn.functional as F
 
 
 def reference(inputs, symbols, constants):
-    """Step1X-Edit MLP backward in float64 (no autograd: aten's own GELU backward and plain matmuls)."""
-    x = inputs["x"].to(torch.float64)
-    h = inputs["h"].to(torch.float64)
-    w1 = inputs["w1"].to(torch.float64)
-    w2 = inputs["w2"].to(torch.float64)
-    dy = inputs["dy"].to(torch.float64)
-    a = F.gelu(h, approximate="tanh")
-    dw2 = dy.t() @ a
-    db2 = dy.sum(dim=0)
-    da = dy @ w2
-    dh = torch.ops.aten.gelu_backward(da, h, approximate="tanh")
-    dw1 = dh.t() @ x
-    db1 = dh.sum(dim=0)
-    dx = dh @ w1
-    return {"dx": dx, "dw1": dw1, "db1": db1, "dw2": dw2, "db2": db2}
+    """MetaKernelBench #37 (reconstructed) in float64: the tanh-GELU MLP backward from the saved fc1 and GELU
+    outputs (aten's own GELU backward and plain matmuls, no autograd)."""
+    hid, inter = symbols["hidden_size"], symbols["intermediate_size"]
+    grad_output = inputs["grad_output"].to(torch.float64)
+    dy = grad_output.reshape(-1, hid)
+    x = inputs["hidden_states"].to(torch.float64).reshape(-1, hid)
+    pre = inputs["fc1_output"].to(torch.float64).reshape(-1, inter)
+    act = inputs["gelu_output"].to(torch.float64).reshape(-1, inter)
+    w1 = inputs["fc1_weight"].to(torch.float64)
+    w2 = inputs["fc2_weight"].to(torch.float64)
+    grad_pre = torch.ops.aten.gelu_backward(dy @ w2, pre, approximate="tanh")
+    return {
+        "grad_hidden_states": (grad_pre @ w1).reshape(grad_output.shape),
+        "grad_fc1_weight": grad_pre.t() @ x,
+        "grad_fc1_bias": grad_pre.sum(dim=0),
+        "grad_fc2_weight": dy.t() @ act,
+        "grad_fc2_bias": dy.sum(dim=0),
+    }

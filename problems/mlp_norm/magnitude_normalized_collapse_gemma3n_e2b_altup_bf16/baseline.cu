@@ -1,55 +1,68 @@
-// The unfused baseline: one launch per eager PyTorch operation of the Hugging Face Gemma3n AltUp
-// collapse in bf16, intermediates in memory as bf16 (eager keeps them so), fp32 arithmetic, one rounding
-// per operation. The three per-stream iterations of the eager loop are identical operations on
-// different tensors, so each operation runs once over all three streams (one batched cuBLAS call for
-// the three unembed projections).
+// The unfused eager baseline (eager.py's op sequence): bf16 inputs cast to fp32 tensors, every op in fp32
+// with its result an fp32 tensor in memory, each projection a cuBLAS SGEMM (the plan's matmul step on the
+// fp32 copies, no TF32), one cast back to bf16 at the end. Stream 1's and stream 2's blocks are launched one
+// after the other, as eager runs them.
 #include "mkb_ops.cuh"
 
-// a = stream0 ** 2 (bf16)
-MKB_MAP(square_bf16, bf16, (const bf16 *x), f32(x[i]) * f32(x[i]))
-// m = mean(q, dim=-1) (bf16, fp32 accumulation): one block per row
-MKB_ROW_REDUCE(row_mean_bf16, bf16, float, mkb_ops::sum_op, (const bf16 *q), f32(q[r * cols + c]), acc / cols)
-// tm = m ** 0.5 (bf16)
-MKB_MAP(sqrt_bf16, bf16, (const bf16 *m), sqrtf(f32(m[i])))
-// mc = torch.maximum(m, bf16(eps)) (bf16; exact)
-MKB_MAP(clamp_min_bf16, bf16, (const bf16 *m, float eps), fmaxf(f32(m[i]), mkb_ops::round_to<bf16>(eps)))
-// u = p * tm (tm broadcast over the hidden axis and over the three streams)
-MKB_MAP(mul_magnitude, bf16, (const bf16 *p, const bf16 *tm, int tokens, int cols),
-        f32(p[i]) * f32(tm[(i / cols) % tokens]))
-// c = u / nm (nm broadcast over the hidden axis)
-MKB_MAP(div_magnitude, bf16, (const bf16 *u, const bf16 *nm, int cols), f32(u[i]) / f32(nm[i / cols]))
-// torch.stack([stream0, c0, c1, c2]) -> [4, T, H] (one cat kernel in eager)
-MKB_MAP(stack4, bf16, (const bf16 *x0, const bf16 *c, long long slab), i < slab ? f32(x0[i]) : f32(c[i - slab]))
-// out = mean(stacked, dim=0) (fp32 accumulation over the four streams)
-MKB_MAP(mean_streams, bf16, (const bf16 *s, long long slab),
-        (f32(s[i]) + f32(s[i + slab]) + f32(s[i + 2 * slab]) + f32(s[i + 3 * slab])) / 4.0f)
+// x.to(float32) of one [rows, hidden] slice of a bf16 tensor (offset in elements)
+MKB_MAP(to_fp32, float, (const bf16 *x, long long offset), f32(x[i + offset]))
+MKB_MAP(square, float, (const float *x), x[i] * x[i])          // x ** 2
+MKB_MAP(sqrt_, float, (const float *x), sqrtf(x[i]))             // ** 0.5 and torch.sqrt
+MKB_MAP(clamp_min, float, (const float *x, float lo), fmaxf(x[i], lo))
+// broadcast of a per-row [rows, 1] tensor over the hidden axis
+MKB_MAP(mul_row, float, (const float *x, const float *v, int cols), x[i] * v[i / cols])
+MKB_MAP(div_row, float, (const float *x, const float *v, int cols), x[i] / v[i / cols])
+// torch.stack of three [rows, hidden] tensors into [3, rows, hidden] (one cat kernel in eager)
+MKB_MAP(stack3, float, (const float *a, const float *b, const float *c, long long slab),
+        i < slab ? a[i] : (i < 2 * slab ? b[i - slab] : c[i - 2 * slab]))
+// mean over dim 0 of [3, rows, hidden]: fp32 sum times fp32(1/3), as PyTorch's mean reduction
+MKB_MAP(mean3, float, (const float *s, long long slab), (s[i] + s[i + slab] + s[i + 2 * slab]) * (1.0f / 3.0f))
+MKB_MAP(to_bf16, bf16, (const float *x), x[i])
+// mean over the last axis: the fp32 sum times fp32(1 / cols), as PyTorch's mean reduction
+MKB_ROW_REDUCE(row_mean, float, float, mkb_ops::sum_op, (const float *x), x[(long long)r * cols + c], acc * (1.0f / cols))
 
 /* mkb:plan
-scratch a bf16[tokens * hidden]
-scratch ma bf16[tokens]
-scratch tm bf16[tokens]
-scratch p bf16[streams * tokens * hidden]
-scratch q bf16[streams * tokens * hidden]
-scratch mq bf16[streams * tokens]
-scratch mc bf16[streams * tokens]
-scratch nm bf16[streams * tokens]
-scratch u bf16[streams * tokens * hidden]
-scratch c bf16[streams * tokens * hidden]
-scratch stacked bf16[(streams + 1) * tokens * hidden]
-launch square_bf16 grid(ceil_div(tokens * hidden, 256)) block(256) args(a, stream0, i64(tokens * hidden))
-launch row_mean_bf16 grid(tokens) block(256) args(ma, a, i32(hidden))
-launch sqrt_bf16 grid(ceil_div(tokens, 256)) block(256) args(tm, ma, i64(tokens))
-matmul c(p) a(other_streams) b(unembed_weight) m(tokens) n(hidden) k(hidden) batch(streams) transpose_b
-launch square_bf16 grid(ceil_div(streams * tokens * hidden, 256)) block(256) args(q, p, i64(streams * tokens * hidden))
-launch row_mean_bf16 grid(streams * tokens) block(256) args(mq, q, i32(hidden))
-launch clamp_min_bf16 grid(ceil_div(streams * tokens, 256)) block(256) args(mc, mq, f32(eps), i64(streams * tokens))
-launch sqrt_bf16 grid(ceil_div(streams * tokens, 256)) block(256) args(nm, mc, i64(streams * tokens))
-launch mul_magnitude grid(ceil_div(streams * tokens * hidden, 256)) block(256)
-  args(u, p, tm, i32(tokens), i32(hidden), i64(streams * tokens * hidden))
-launch div_magnitude grid(ceil_div(streams * tokens * hidden, 256)) block(256)
-  args(c, u, nm, i32(hidden), i64(streams * tokens * hidden))
-launch stack4 grid(ceil_div((streams + 1) * tokens * hidden, 256)) block(256)
-  args(stacked, stream0, c, i64(tokens * hidden), i64((streams + 1) * tokens * hidden))
-launch mean_streams grid(ceil_div(tokens * hidden, 256)) block(256)
-  args(out, stacked, i64(tokens * hidden), i64(tokens * hidden))
+scratch x0 fp32[batch_size * seq_len * hidden_size]
+scratch x fp32[batch_size * seq_len * hidden_size]
+scratch w fp32[hidden_size * hidden_size]
+scratch sq fp32[batch_size * seq_len * hidden_size]
+scratch p fp32[batch_size * seq_len * hidden_size]
+scratch u fp32[batch_size * seq_len * hidden_size]
+scratch c1 fp32[batch_size * seq_len * hidden_size]
+scratch c2 fp32[batch_size * seq_len * hidden_size]
+scratch ms fp32[batch_size * seq_len]
+scratch mc fp32[batch_size * seq_len]
+scratch tm fp32[batch_size * seq_len]
+scratch nm fp32[batch_size * seq_len]
+scratch stacked fp32[3 * batch_size * seq_len * hidden_size]
+scratch mean fp32[batch_size * seq_len * hidden_size]
+# target = mean(x0 ** 2, -1, keepdim) ** 0.5
+launch to_fp32 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(x0, hidden_states, i64(0), i64(batch_size * seq_len * hidden_size))
+launch square grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(sq, x0, i64(batch_size * seq_len * hidden_size))
+launch row_mean grid(batch_size * seq_len) block(256) args(ms, sq, i32(hidden_size))
+launch sqrt_ grid(ceil_div(batch_size * seq_len, 256)) block(256) args(tm, ms, i64(batch_size * seq_len))
+# stream 1: p = x1 @ W1^T; new = sqrt(max(mean(p ** 2), eps)); c1 = p * target / new
+launch to_fp32 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(x, hidden_states, i64(batch_size * seq_len * hidden_size), i64(batch_size * seq_len * hidden_size))
+launch to_fp32 grid(ceil_div(hidden_size * hidden_size, 256)) block(256) args(w, unembed_weight_1, i64(0), i64(hidden_size * hidden_size))
+matmul c(p) a(x) b(w) m(batch_size * seq_len) n(hidden_size) k(hidden_size) transpose_b
+launch square grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(sq, p, i64(batch_size * seq_len * hidden_size))
+launch row_mean grid(batch_size * seq_len) block(256) args(ms, sq, i32(hidden_size))
+launch clamp_min grid(ceil_div(batch_size * seq_len, 256)) block(256) args(mc, ms, f32(eps), i64(batch_size * seq_len))
+launch sqrt_ grid(ceil_div(batch_size * seq_len, 256)) block(256) args(nm, mc, i64(batch_size * seq_len))
+launch mul_row grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(u, p, tm, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch div_row grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(c1, u, nm, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+# stream 2: the same block with W2
+launch to_fp32 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(x, hidden_states, i64(2 * batch_size * seq_len * hidden_size), i64(batch_size * seq_len * hidden_size))
+launch to_fp32 grid(ceil_div(hidden_size * hidden_size, 256)) block(256) args(w, unembed_weight_2, i64(0), i64(hidden_size * hidden_size))
+matmul c(p) a(x) b(w) m(batch_size * seq_len) n(hidden_size) k(hidden_size) transpose_b
+launch square grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(sq, p, i64(batch_size * seq_len * hidden_size))
+launch row_mean grid(batch_size * seq_len) block(256) args(ms, sq, i32(hidden_size))
+launch clamp_min grid(ceil_div(batch_size * seq_len, 256)) block(256) args(mc, ms, f32(eps), i64(batch_size * seq_len))
+launch sqrt_ grid(ceil_div(batch_size * seq_len, 256)) block(256) args(nm, mc, i64(batch_size * seq_len))
+launch mul_row grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(u, p, tm, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch div_row grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(c2, u, nm, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+# stack, mean over the streams, cast to bf16
+launch stack3 grid(ceil_div(3 * batch_size * seq_len * hidden_size, 256)) block(256) args(stacked, x0, c1, c2, i64(batch_size * seq_len * hidden_size), i64(3 * batch_size * seq_len * hidden_size))
+launch mean3 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(mean, stacked, i64(batch_size * seq_len * hidden_size), i64(batch_size * seq_len * hidden_size))
+launch to_bf16 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(out, mean, i64(batch_size * seq_len * hidden_size))
 */

@@ -1,78 +1,54 @@
-// The float64 anchor: forward recompute and backward with every intermediate in double and no
-// rounding points. Inputs are widened to fp64 scratch copies for the fp64 matmul steps; the GELU and
-// its derivative are evaluated in closed form.
+// The float64 anchor: the LayerNorm backward, the fc2 / GELU / fc1 backward and the residual path with every
+// intermediate in double and no rounding. Inputs are widened to fp64 scratch copies for the fp64 matmul
+// steps; the GELU derivative is evaluated in closed form.
 #include "mkb_ops.cuh"
 
 MKB_MAP(widen, double, (const float *v), f64(v[i]))
-MKB_MAP(up_act, double, (const double *h, const float *bias, int cols), mkb_gelu_tanh(h[i] + f64(bias[i % cols])))
-MKB_MAP(up_grad, double, (const double *h, const float *bias, int cols), mkb_gelu_tanh_grad(h[i] + f64(bias[i % cols])))
-MKB_MAP(down_z, double, (const double *f, const float *bias, const float *x, int cols),
-        f64(x[i]) + (f[i] + f64(bias[i % cols])))
-MKB_ROW_REDUCE(row_mean, double, double, mkb_ops::sum_op, (const double *z), z[r * cols + c], acc / cols)
-MKB_ROW_REDUCE(row_rstd, double, double, mkb_ops::sum_op, (const double *z, const double *mean, double eps),
-               (z[r * cols + c] - mean[r]) * (z[r * cols + c] - mean[r]), 1.0 / sqrt(acc / cols + eps))
+// row sums of g = dy * w and of g * normalized
 MKB_ROW_REDUCE(row_sum_g, double, double, mkb_ops::sum_op, (const float *dy, const float *w),
-               f64(dy[r * cols + c]) * f64(w[c]), acc)
-MKB_ROW_REDUCE(row_sum_gz, double, double, mkb_ops::sum_op,
-               (const float *dy, const float *w, const double *z, const double *mean, const double *rstd),
-               f64(dy[r * cols + c]) * f64(w[c]) * ((z[r * cols + c] - mean[r]) * rstd[r]), acc)
-MKB_MAP(ln_dz, double,
-        (const float *dy, const float *w, const double *z, const double *mean, const double *rstd, const double *sg,
-         const double *sgz, int cols),
-        rstd[i / cols] * (f64(dy[i]) * f64(w[i % cols]) - sg[i / cols] / cols -
-                          (z[i] - mean[i / cols]) * rstd[i / cols] * (sgz[i / cols] / cols)))
-MKB_COL_REDUCE(col_sum_dy_zhat, double, double, mkb_ops::sum_op,
-               (const float *dy, const double *z, const double *mean, const double *rstd),
-               f64(dy[(long long)r * cols + c]) * ((z[(long long)r * cols + c] - mean[r]) * rstd[r]), acc)
+               f64(dy[(long long)r * cols + c]) * f64(w[c]), acc)
+MKB_ROW_REDUCE(row_sum_gn, double, double, mkb_ops::sum_op, (const float *dy, const float *w, const float *nrm),
+               f64(dy[(long long)r * cols + c]) * f64(w[c]) * f64(nrm[(long long)r * cols + c]), acc)
+// grad_residual = rstd * (g - sum_g / cols - nrm * sum_gn / cols), rstd = 1 / sqrt(var + eps)
+MKB_MAP(ln_backward, double,
+        (const float *dy, const float *w, const float *nrm, const float *var, const double *sg, const double *sgn,
+         double eps, int cols),
+        (f64(dy[i]) * f64(w[i % cols]) - sg[i / cols] / cols - f64(nrm[i]) * (sgn[i / cols] / cols)) /
+            sqrt(f64(var[i / cols]) + eps))
+MKB_MAP(gelu_tanh_backward, double, (const double *g, const float *pre), g[i] * mkb_gelu_tanh_grad(f64(pre[i])))
+MKB_MAP(add_d, double, (const double *a, const double *b), a[i] + b[i])
+MKB_COL_REDUCE(col_sum_dy_n, double, double, mkb_ops::sum_op, (const float *dy, const float *nrm),
+               f64(dy[(long long)r * cols + c]) * f64(nrm[(long long)r * cols + c]), acc)
 MKB_COL_REDUCE(col_sum_f, double, double, mkb_ops::sum_op, (const float *m), f64(m[(long long)r * cols + c]), acc)
 MKB_COL_REDUCE(col_sum_d, double, double, mkb_ops::sum_op, (const double *m), m[(long long)r * cols + c], acc)
-MKB_MAP(mul_d, double, (const double *a, const double *b), a[i] * b[i])
-MKB_MAP(add_d, double, (const double *a, const double *b), a[i] + b[i])
-MKB_MAP(copy_d, double, (const double *a), a[i])
 
 /* mkb:plan
-scratch xd fp64[tokens * hidden]
-scratch w1d fp64[inter * hidden]
-scratch w2d fp64[hidden * inter]
-scratch h fp64[tokens * inter]
-scratch act fp64[tokens * inter]
-scratch gp fp64[tokens * inter]
-scratch f fp64[tokens * hidden]
-scratch z fp64[tokens * hidden]
-scratch mean fp64[tokens]
-scratch rstd fp64[tokens]
-scratch sg fp64[tokens]
-scratch sgz fp64[tokens]
-scratch dz fp64[tokens * hidden]
-scratch da fp64[tokens * inter]
-scratch dh fp64[tokens * inter]
-scratch dxf fp64[tokens * hidden]
-scratch dw1d fp64[inter * hidden]
-scratch dw2d fp64[hidden * inter]
-launch widen grid(ceil_div(tokens * hidden, 256)) block(256) args(xd, x, i64(tokens * hidden))
-launch widen grid(ceil_div(inter * hidden, 256)) block(256) args(w1d, W1, i64(inter * hidden))
-launch widen grid(ceil_div(hidden * inter, 256)) block(256) args(w2d, W2, i64(hidden * inter))
-matmul c(h) a(xd) b(w1d) m(tokens) n(inter) k(hidden) transpose_b
-launch up_act grid(ceil_div(tokens * inter, 256)) block(256) args(act, h, b1, i32(inter), i64(tokens * inter))
-launch up_grad grid(ceil_div(tokens * inter, 256)) block(256) args(gp, h, b1, i32(inter), i64(tokens * inter))
-matmul c(f) a(act) b(w2d) m(tokens) n(hidden) k(inter) transpose_b
-launch down_z grid(ceil_div(tokens * hidden, 256)) block(256) args(z, f, b2, x, i32(hidden), i64(tokens * hidden))
-launch row_mean grid(tokens) block(256) args(mean, z, i32(hidden))
-launch row_rstd grid(tokens) block(256) args(rstd, z, mean, f64(eps), i32(hidden))
-launch row_sum_g grid(tokens) block(256) args(sg, dy, ln_weight, i32(hidden))
-launch row_sum_gz grid(tokens) block(256) args(sgz, dy, ln_weight, z, mean, rstd, i32(hidden))
-launch ln_dz grid(ceil_div(tokens * hidden, 256)) block(256)
-  args(dz, dy, ln_weight, z, mean, rstd, sg, sgz, i32(hidden), i64(tokens * hidden))
-launch col_sum_dy_zhat grid(ceil_div(hidden, 32), 1) block(32, 8) args(dln_weight, dy, z, mean, rstd, i32(tokens), i32(hidden))
-launch col_sum_f grid(ceil_div(hidden, 32), 1) block(32, 8) args(dln_bias, dy, i32(tokens), i32(hidden))
-launch col_sum_d grid(ceil_div(hidden, 32), 1) block(32, 8) args(db2, dz, i32(tokens), i32(hidden))
-matmul c(da) a(dz) b(w2d) m(tokens) n(inter) k(hidden)
-matmul c(dw2d) a(dz) b(act) m(hidden) n(inter) k(tokens) transpose_a
-launch copy_d grid(ceil_div(hidden * inter, 256)) block(256) args(dW2, dw2d, i64(hidden * inter))
-launch mul_d grid(ceil_div(tokens * inter, 256)) block(256) args(dh, da, gp, i64(tokens * inter))
-launch col_sum_d grid(ceil_div(inter, 32), 1) block(32, 8) args(db1, dh, i32(tokens), i32(inter))
-matmul c(dw1d) a(dh) b(xd) m(inter) n(hidden) k(tokens) transpose_a
-launch copy_d grid(ceil_div(inter * hidden, 256)) block(256) args(dW1, dw1d, i64(inter * hidden))
-matmul c(dxf) a(dh) b(w1d) m(tokens) n(hidden) k(inter)
-launch add_d grid(ceil_div(tokens * hidden, 256)) block(256) args(dx, dz, dxf, i64(tokens * hidden))
+scratch x64 fp64[batch_size * seq_len * hidden_size]
+scratch act64 fp64[batch_size * seq_len * intermediate_size]
+scratch w1_64 fp64[intermediate_size * hidden_size]
+scratch w2_64 fp64[hidden_size * intermediate_size]
+scratch sg fp64[batch_size * seq_len]
+scratch sgn fp64[batch_size * seq_len]
+scratch grad_residual fp64[batch_size * seq_len * hidden_size]
+scratch grad_act fp64[batch_size * seq_len * intermediate_size]
+scratch grad_pre fp64[batch_size * seq_len * intermediate_size]
+scratch grad_ffn_in fp64[batch_size * seq_len * hidden_size]
+launch widen grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(x64, hidden_states, i64(batch_size * seq_len * hidden_size))
+launch widen grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(act64, gelu_output, i64(batch_size * seq_len * intermediate_size))
+launch widen grid(ceil_div(intermediate_size * hidden_size, 256)) block(256) args(w1_64, fc1_weight, i64(intermediate_size * hidden_size))
+launch widen grid(ceil_div(hidden_size * intermediate_size, 256)) block(256) args(w2_64, fc2_weight, i64(hidden_size * intermediate_size))
+launch row_sum_g grid(batch_size * seq_len) block(256) args(sg, grad_output, ln_weight, i32(hidden_size))
+launch row_sum_gn grid(batch_size * seq_len) block(256) args(sgn, grad_output, ln_weight, normalized, i32(hidden_size))
+launch ln_backward grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256)
+  args(grad_residual, grad_output, ln_weight, normalized, var, sg, sgn, f64(eps), i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch col_sum_dy_n grid(ceil_div(hidden_size, 32), 1) block(32, 8) args(grad_ln_weight, grad_output, normalized, i32(batch_size * seq_len), i32(hidden_size))
+launch col_sum_f grid(ceil_div(hidden_size, 32), 1) block(32, 8) args(grad_ln_bias, grad_output, i32(batch_size * seq_len), i32(hidden_size))
+launch col_sum_d grid(ceil_div(hidden_size, 32), 1) block(32, 8) args(grad_fc2_bias, grad_residual, i32(batch_size * seq_len), i32(hidden_size))
+matmul c(grad_fc2_weight) a(grad_residual) b(act64) m(hidden_size) n(intermediate_size) k(batch_size * seq_len) transpose_a
+matmul c(grad_act) a(grad_residual) b(w2_64) m(batch_size * seq_len) n(intermediate_size) k(hidden_size)
+launch gelu_tanh_backward grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(grad_pre, grad_act, fc1_output, i64(batch_size * seq_len * intermediate_size))
+launch col_sum_d grid(ceil_div(intermediate_size, 32), 1) block(32, 8) args(grad_fc1_bias, grad_pre, i32(batch_size * seq_len), i32(intermediate_size))
+matmul c(grad_fc1_weight) a(grad_pre) b(x64) m(intermediate_size) n(hidden_size) k(batch_size * seq_len) transpose_a
+matmul c(grad_ffn_in) a(grad_pre) b(w1_64) m(batch_size * seq_len) n(hidden_size) k(intermediate_size)
+launch add_d grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(grad_hidden_states, grad_residual, grad_ffn_in, i64(batch_size * seq_len * hidden_size))
 */

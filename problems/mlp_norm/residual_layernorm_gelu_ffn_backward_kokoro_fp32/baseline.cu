@@ -1,117 +1,86 @@
-// The unfused eager baseline: the forward recomputed (activation checkpointing), then autograd's
-// backward, one launch per eager PyTorch operation, fp32 intermediates in memory. Each F.linear is a
-// cuBLAS fp32 matmul step (fp32 accumulation, no TF32) plus a bias add; transformers'
-// NewGELUActivation and its autograd backward are one launch per op. F.layer_norm's statistics and
-// its fused backward (one kernel each in eager) are split into row reductions, a map and column
-// reductions, since no single block computes them.
+// The unfused eager baseline (eager.py's op sequence): the LayerNorm backward as broadcast maps and row
+// means, the parameter gradients as column sums over the batch * seq rows, each GEMM an SGEMM through the
+// plan's matmul step, each op of the written-out tanh-GELU derivative one launch. Every intermediate is an
+// fp32 tensor in memory; a Python scalar enters a kernel as an fp32 value, as PyTorch passes it.
 #include "mkb_ops.cuh"
 
-MKB_MAP(add_bias, float, (const float *y, const float *bias, int cols), y[i] + bias[i % cols])
-MKB_MAP(scale, float, (const float *a, float s), a[i] * s)
-MKB_MAP(add_scalar, float, (const float *a, float s), a[i] + s)
-MKB_MAP(cube, float, (const float *a), a[i] * a[i] * a[i])   // torch.pow(h, 3.0)
-MKB_MAP(square, float, (const float *a), a[i] * a[i])        // h.pow(2) inside pow's backward
-MKB_MAP(add, float, (const float *a, const float *b), a[i] + b[i])
 MKB_MAP(mul, float, (const float *a, const float *b), a[i] * b[i])
-MKB_MAP(tanh_fwd, float, (const float *a), tanhf(a[i]))
-MKB_MAP(tanh_bwd, float, (const float *g, const float *t), g[i] * (1.0f - t[i] * t[i]))
-
-// LayerNorm forward statistics (saved by native_layer_norm)
-MKB_ROW_REDUCE(row_mean, float, float, mkb_ops::sum_op, (const float *z), z[r * cols + c], acc / cols)
-MKB_ROW_REDUCE(row_rstd, float, float, mkb_ops::sum_op, (const float *z, const float *mean, float eps),
-               (z[r * cols + c] - mean[r]) * (z[r * cols + c] - mean[r]), rsqrtf(acc / cols + eps))
-// LayerNorm backward: row sums of g = dy*w and g*zhat, then dz
-MKB_ROW_REDUCE(row_sum_g, float, float, mkb_ops::sum_op, (const float *dy, const float *w), dy[r * cols + c] * w[c], acc)
-MKB_ROW_REDUCE(row_sum_gz, float, float, mkb_ops::sum_op,
-               (const float *dy, const float *w, const float *z, const float *mean, const float *rstd),
-               dy[r * cols + c] * w[c] * ((z[r * cols + c] - mean[r]) * rstd[r]), acc)
-MKB_MAP(ln_dz, float,
-        (const float *dy, const float *w, const float *z, const float *mean, const float *rstd, const float *sg,
-         const float *sgz, int cols),
-        rstd[i / cols] * (dy[i] * w[i % cols] - sg[i / cols] / cols -
-                          (z[i] - mean[i / cols]) * rstd[i / cols] * (sgz[i / cols] / cols)))
-// column sums over tokens: parameter gradients
-MKB_COL_REDUCE(col_sum, float, float, mkb_ops::sum_op, (const float *m), m[(long long)r * cols + c], acc)
-MKB_COL_REDUCE(col_sum_dy_zhat, float, float, mkb_ops::sum_op,
-               (const float *dy, const float *z, const float *mean, const float *rstd),
-               dy[(long long)r * cols + c] * ((z[(long long)r * cols + c] - mean[r]) * rstd[r]), acc)
+MKB_MAP(add, float, (const float *a, const float *b), a[i] + b[i])
+MKB_MAP(sub, float, (const float *a, const float *b), a[i] - b[i])
+MKB_MAP(mul_scalar, float, (const float *a, float s), s * a[i])
+MKB_MAP(add_scalar, float, (const float *a, float s), a[i] + s)
+MKB_MAP(rsub_scalar, float, (const float *a, float s), s - a[i])
+MKB_MAP(tanh_, float, (const float *a), tanhf(a[i]))
+MKB_MAP(rsqrt_, float, (const float *a), rsqrtf(a[i]))
+// broadcasts: a [rows, cols] with a per-column vector (ln_weight) or a per-row one ([rows, 1] statistics)
+MKB_MAP(mul_col, float, (const float *a, const float *v, int cols), a[i] * v[i % cols])
+MKB_MAP(mul_row, float, (const float *a, const float *v, int cols), a[i] * v[i / cols])
+MKB_MAP(row_mul, float, (const float *v, const float *a, int cols), v[i / cols] * a[i])
+MKB_MAP(sub_row, float, (const float *a, const float *v, int cols), a[i] - v[i / cols])
+// mean over the last axis (keepdim), and sums over the rows
+MKB_ROW_REDUCE(row_mean, float, float, mkb_ops::sum_op, (const float *a), a[(long long)r * cols + c], acc / cols)
+MKB_COL_REDUCE(column_sum, float, float, mkb_ops::sum_op, (const float *g), g[(long long)r * cols + c], acc)
 
 /* mkb:plan
-scratch h0 fp32[tokens * inter]
-scratch h fp32[tokens * inter]
-scratch u fp32[tokens * inter]
-scratch p fp32[tokens * inter]
-scratch q fp32[tokens * inter]
-scratch w fp32[tokens * inter]
-scratch s fp32[tokens * inter]
-scratch th fp32[tokens * inter]
-scratch v fp32[tokens * inter]
-scratch act fp32[tokens * inter]
-scratch f0 fp32[tokens * hidden]
-scratch f fp32[tokens * hidden]
-scratch z fp32[tokens * hidden]
-scratch mean fp32[tokens]
-scratch rstd fp32[tokens]
-scratch sg fp32[tokens]
-scratch sgz fp32[tokens]
-scratch dz fp32[tokens * hidden]
-scratch dact fp32[tokens * inter]
-scratch du fp32[tokens * inter]
-scratch dv fp32[tokens * inter]
-scratch ds fp32[tokens * inter]
-scratch dw fp32[tokens * inter]
-scratch dp fp32[tokens * inter]
-scratch t2 fp32[tokens * inter]
-scratch t3 fp32[tokens * inter]
-scratch dhb fp32[tokens * inter]
-scratch dhc fp32[tokens * inter]
-scratch dh1 fp32[tokens * inter]
-scratch dh fp32[tokens * inter]
-scratch dxf fp32[tokens * hidden]
-# ---- forward (recomputed): h = F.linear(x, W1, b1)
-matmul c(h0) a(x) b(W1) m(tokens) n(inter) k(hidden) transpose_b
-launch add_bias grid(ceil_div(tokens * inter, 256)) block(256) args(h, h0, b1, i32(inter), i64(tokens * inter))
-# NewGELUActivation: 0.5 * h * (1.0 + tanh(sqrt(2/pi) * (h + 0.044715 * pow(h, 3.0))))
-launch scale grid(ceil_div(tokens * inter, 256)) block(256) args(u, h, f32(0.5), i64(tokens * inter))
-launch cube grid(ceil_div(tokens * inter, 256)) block(256) args(p, h, i64(tokens * inter))
-launch scale grid(ceil_div(tokens * inter, 256)) block(256) args(q, p, f32(0.044715), i64(tokens * inter))
-launch add grid(ceil_div(tokens * inter, 256)) block(256) args(w, h, q, i64(tokens * inter))
-launch scale grid(ceil_div(tokens * inter, 256)) block(256) args(s, w, f32(0.7978845608028654), i64(tokens * inter))
-launch tanh_fwd grid(ceil_div(tokens * inter, 256)) block(256) args(th, s, i64(tokens * inter))
-launch add_scalar grid(ceil_div(tokens * inter, 256)) block(256) args(v, th, f32(1.0), i64(tokens * inter))
-launch mul grid(ceil_div(tokens * inter, 256)) block(256) args(act, u, v, i64(tokens * inter))
-# f = F.linear(a, W2, b2); z = f + x; LayerNorm statistics
-matmul c(f0) a(act) b(W2) m(tokens) n(hidden) k(inter) transpose_b
-launch add_bias grid(ceil_div(tokens * hidden, 256)) block(256) args(f, f0, b2, i32(hidden), i64(tokens * hidden))
-launch add grid(ceil_div(tokens * hidden, 256)) block(256) args(z, f, x, i64(tokens * hidden))
-launch row_mean grid(tokens) block(256) args(mean, z, i32(hidden))
-launch row_rstd grid(tokens) block(256) args(rstd, z, mean, f32(eps), i32(hidden))
-# ---- backward: LayerNorm
-launch row_sum_g grid(tokens) block(256) args(sg, dy, ln_weight, i32(hidden))
-launch row_sum_gz grid(tokens) block(256) args(sgz, dy, ln_weight, z, mean, rstd, i32(hidden))
-launch ln_dz grid(ceil_div(tokens * hidden, 256)) block(256)
-  args(dz, dy, ln_weight, z, mean, rstd, sg, sgz, i32(hidden), i64(tokens * hidden))
-launch col_sum_dy_zhat grid(ceil_div(hidden, 32), 1) block(32, 8) args(dln_weight, dy, z, mean, rstd, i32(tokens), i32(hidden))
-launch col_sum grid(ceil_div(hidden, 32), 1) block(32, 8) args(dln_bias, dy, i32(tokens), i32(hidden))
-# ffn_output (Linear 2) backward
-launch col_sum grid(ceil_div(hidden, 32), 1) block(32, 8) args(db2, dz, i32(tokens), i32(hidden))
-matmul c(dact) a(dz) b(W2) m(tokens) n(inter) k(hidden)
-matmul c(dW2) a(dz) b(act) m(hidden) n(inter) k(tokens) transpose_a
-# NewGELUActivation backward, op by op (g = dact)
-launch mul grid(ceil_div(tokens * inter, 256)) block(256) args(du, dact, v, i64(tokens * inter))
-launch mul grid(ceil_div(tokens * inter, 256)) block(256) args(dv, dact, u, i64(tokens * inter))
-launch tanh_bwd grid(ceil_div(tokens * inter, 256)) block(256) args(ds, dv, th, i64(tokens * inter))
-launch scale grid(ceil_div(tokens * inter, 256)) block(256) args(dw, ds, f32(0.7978845608028654), i64(tokens * inter))
-launch scale grid(ceil_div(tokens * inter, 256)) block(256) args(dp, dw, f32(0.044715), i64(tokens * inter))
-launch square grid(ceil_div(tokens * inter, 256)) block(256) args(t2, h, i64(tokens * inter))
-launch scale grid(ceil_div(tokens * inter, 256)) block(256) args(t3, t2, f32(3.0), i64(tokens * inter))
-launch mul grid(ceil_div(tokens * inter, 256)) block(256) args(dhb, dp, t3, i64(tokens * inter))
-launch scale grid(ceil_div(tokens * inter, 256)) block(256) args(dhc, du, f32(0.5), i64(tokens * inter))
-launch add grid(ceil_div(tokens * inter, 256)) block(256) args(dh1, dw, dhb, i64(tokens * inter))
-launch add grid(ceil_div(tokens * inter, 256)) block(256) args(dh, dh1, dhc, i64(tokens * inter))
-# ffn (Linear 1) backward and the residual's gradient
-launch col_sum grid(ceil_div(inter, 32), 1) block(32, 8) args(db1, dh, i32(tokens), i32(inter))
-matmul c(dW1) a(dh) b(x) m(inter) n(hidden) k(tokens) transpose_a
-matmul c(dxf) a(dh) b(W1) m(tokens) n(hidden) k(inter)
-launch add grid(ceil_div(tokens * hidden, 256)) block(256) args(dx, dz, dxf, i64(tokens * hidden))
+scratch rstd fp32[batch_size * seq_len]
+scratch g_mean fp32[batch_size * seq_len]
+scratch gn_mean fp32[batch_size * seq_len]
+scratch g fp32[batch_size * seq_len * hidden_size]
+scratch hs1 fp32[batch_size * seq_len * hidden_size]
+scratch hs2 fp32[batch_size * seq_len * hidden_size]
+scratch grad_residual fp32[batch_size * seq_len * hidden_size]
+scratch grad_ffn_in fp32[batch_size * seq_len * hidden_size]
+scratch grad_act fp32[batch_size * seq_len * intermediate_size]
+scratch pre_sq fp32[batch_size * seq_len * intermediate_size]
+scratch t1 fp32[batch_size * seq_len * intermediate_size]
+scratch t2 fp32[batch_size * seq_len * intermediate_size]
+scratch th fp32[batch_size * seq_len * intermediate_size]
+scratch sech_sq fp32[batch_size * seq_len * intermediate_size]
+scratch d_inner fp32[batch_size * seq_len * intermediate_size]
+scratch grad_pre fp32[batch_size * seq_len * intermediate_size]
+# ---- LayerNorm backward: rstd = rsqrt(var + eps); g = dy * w; grad_residual = rstd * (g - mean(g) - n * mean(g * n))
+launch add_scalar grid(ceil_div(batch_size * seq_len, 256)) block(256) args(t1, var, f32(eps), i64(batch_size * seq_len))
+launch rsqrt_ grid(ceil_div(batch_size * seq_len, 256)) block(256) args(rstd, t1, i64(batch_size * seq_len))
+launch mul_col grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(g, grad_output, ln_weight, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch row_mean grid(batch_size * seq_len) block(256) args(g_mean, g, i32(hidden_size))
+launch mul grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(hs1, g, normalized, i64(batch_size * seq_len * hidden_size))
+launch row_mean grid(batch_size * seq_len) block(256) args(gn_mean, hs1, i32(hidden_size))
+launch sub_row grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(hs1, g, g_mean, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch mul_row grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(hs2, normalized, gn_mean, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch sub grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(g, hs1, hs2, i64(batch_size * seq_len * hidden_size))
+launch row_mul grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(grad_residual, rstd, g, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+# grad_ln_weight = (dy * normalized).sum((0, 1)); grad_ln_bias = dy.sum((0, 1))
+launch mul grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(hs1, grad_output, normalized, i64(batch_size * seq_len * hidden_size))
+launch column_sum grid(ceil_div(hidden_size, 32), 1) block(32, 8) args(grad_ln_weight, hs1, i32(batch_size * seq_len), i32(hidden_size))
+launch column_sum grid(ceil_div(hidden_size, 32), 1) block(32, 8) args(grad_ln_bias, grad_output, i32(batch_size * seq_len), i32(hidden_size))
+# ---- fc2 backward
+matmul c(grad_fc2_weight) a(grad_residual) b(gelu_output) m(hidden_size) n(intermediate_size) k(batch_size * seq_len) transpose_a
+launch column_sum grid(ceil_div(hidden_size, 32), 1) block(32, 8) args(grad_fc2_bias, grad_residual, i32(batch_size * seq_len), i32(hidden_size))
+matmul c(grad_act) a(grad_residual) b(fc2_weight) m(batch_size * seq_len) n(intermediate_size) k(hidden_size)
+# ---- tanh-GELU derivative at p = fc1_output: inner = K * (p + C * p^2 * p)
+launch mul grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(pre_sq, fc1_output, fc1_output, i64(batch_size * seq_len * intermediate_size))
+launch mul_scalar grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(t1, pre_sq, f32(0.044715), i64(batch_size * seq_len * intermediate_size))
+launch mul grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(t2, t1, fc1_output, i64(batch_size * seq_len * intermediate_size))
+launch add grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(t1, fc1_output, t2, i64(batch_size * seq_len * intermediate_size))
+launch mul_scalar grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(t2, t1, f32(0.7978845608028654), i64(batch_size * seq_len * intermediate_size))
+# t = tanh(inner); sech_sq = 1 - t * t; d_inner = K * (1 + 3C * p^2)
+launch tanh_ grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(th, t2, i64(batch_size * seq_len * intermediate_size))
+launch mul grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(t1, th, th, i64(batch_size * seq_len * intermediate_size))
+launch rsub_scalar grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(sech_sq, t1, f32(1.0), i64(batch_size * seq_len * intermediate_size))
+launch mul_scalar grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(t1, pre_sq, f32(0.134145), i64(batch_size * seq_len * intermediate_size))
+launch add_scalar grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(t2, t1, f32(1.0), i64(batch_size * seq_len * intermediate_size))
+launch mul_scalar grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(d_inner, t2, f32(0.7978845608028654), i64(batch_size * seq_len * intermediate_size))
+# gelu_grad = 0.5 * (1 + t) + 0.5 * p * sech_sq * d_inner (into th); grad_pre = grad_act * gelu_grad
+launch add_scalar grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(t2, th, f32(1.0), i64(batch_size * seq_len * intermediate_size))
+launch mul_scalar grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(t1, t2, f32(0.5), i64(batch_size * seq_len * intermediate_size))
+launch mul_scalar grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(t2, fc1_output, f32(0.5), i64(batch_size * seq_len * intermediate_size))
+launch mul grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(th, t2, sech_sq, i64(batch_size * seq_len * intermediate_size))
+launch mul grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(t2, th, d_inner, i64(batch_size * seq_len * intermediate_size))
+launch add grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(th, t1, t2, i64(batch_size * seq_len * intermediate_size))
+launch mul grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(grad_pre, grad_act, th, i64(batch_size * seq_len * intermediate_size))
+# ---- fc1 backward, then the residual path
+matmul c(grad_fc1_weight) a(grad_pre) b(hidden_states) m(intermediate_size) n(hidden_size) k(batch_size * seq_len) transpose_a
+launch column_sum grid(ceil_div(intermediate_size, 32), 1) block(32, 8) args(grad_fc1_bias, grad_pre, i32(batch_size * seq_len), i32(intermediate_size))
+matmul c(grad_ffn_in) a(grad_pre) b(fc1_weight) m(batch_size * seq_len) n(hidden_size) k(intermediate_size)
+launch add grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(grad_hidden_states, grad_residual, grad_ffn_in, i64(batch_size * seq_len * hidden_size))
 */

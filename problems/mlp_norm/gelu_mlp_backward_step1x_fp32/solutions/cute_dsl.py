@@ -1,13 +1,15 @@
-"""Step1X-Edit GELU (tanh) MLP backward in CuTe DSL, fp32-accurate on tensor cores: the algorithm of
-solutions/cuda.cu, five launches.
+"""MetaKernelBench #37 (reconstructed: spec.json's notes), the tanh-GELU MLP backward in CuTe DSL,
+fp32-accurate on tensor cores: the algorithm of solutions/cuda.cu, five launches. Notation: dy = grad_output,
+x = hidden_states, p = fc1_output, act = gelu_output (as [T, features], T = batch_size * seq_len),
+w1 = fc1_weight, w2 = fc2_weight; db1/db2/dw1/dw2/dx are the grad_fc1_bias/... outputs.
   1. colsum_dy: db2 = sum_t dy (block (32, 8): 32 columns x 8 row lanes, partials through shared memory);
      also zeroes db1 for the atomics of launch 2.
-  2. bwd_dh: da = dy w2 (M = tokens, N = ffn, K = hidden; never stored); epilogue: a = gelu_tanh(h)
-     and dh = da * gelu_tanh'(h) stored to scratch, db1 += column sums of dh (per thread over its rows,
+  2. bwd_dh: da = dy w2 (M = T, N = intermediate, K = hidden; never stored); epilogue:
+     dh = da * gelu_tanh'(p) stored to scratch, db1 += column sums of dh (per thread over its rows,
      warp shuffles over the 8 lanes sharing a column, one fp32 atomic per column per warp).
-  3. bwd_dw2: dw2 = dy^T a (M = hidden, N = ffn, K = tokens).
-  4. bwd_dw1: dw1 = dh^T x (M = ffn, N = hidden, K = tokens).
-  5. bwd_dx:  dx = dh w1   (M = tokens, N = hidden, K = ffn).
+  3. bwd_dw2: dw2 = dy^T act (M = hidden, N = intermediate, K = T).
+  4. bwd_dw1: dw1 = dh^T x (M = intermediate, N = hidden, K = T).
+  5. bwd_dx:  dx = dh w1   (M = T, N = hidden, K = intermediate).
 
 GEMM core: 128x128x32 block tiles, 256 threads (8 warps as 2 along M x 4 along N, each a 64x32 warp
 tile), a 4-stage cp.async pipeline in 147456 bytes of dynamic shared memory. Operands are K-contiguous
@@ -20,9 +22,9 @@ Every 32-wide k tile is summed by the MMAs into a fresh partial accumulator that
 main fp32 accumulator with an ordinary fp32 add (tensor-core accumulation truncates). tanh is the
 accurate one (math.tanh, not tanh.approx).
 
-Status: compile-checked only (sm_90a, ptxas: no spills); not yet run on a GPU. Expected speed: close to
+Status: compile-checked only (sm_90a); not yet run on a GPU at these shapes. Expected speed: close to
 cuda.cu (same tiling, pipeline and instruction mix), well ahead of the eager cuBLAS SGEMM baseline.
-Shapes: tokens = 2048, hidden = 3072, ffn = 12288 (all multiples of 128)."""
+Shapes: T = 64 * 128 = 8192, hidden = 2048, intermediate = 8192 (all multiples of 128)."""
 import cutlass
 import cutlass.cute as cute
 from cutlass.cutlass_dsl import T, dsl_user_op
@@ -31,9 +33,9 @@ from cutlass._mlir.dialects import llvm
 F32 = cutlass.Float32
 U32 = cutlass.Uint32
 
-TOKENS = 2048
-HIDDEN = 3072
-FFN = 12288
+TOKENS = 64 * 128   # batch_size * seq_len
+HIDDEN = 2048
+FFN = 8192          # intermediate_size
 # ---------------------------------------------------------------------------------------------------
 # 3xTF32 GEMM core (the GEMM of solutions/cuda.cu)
 BM = 128
@@ -230,31 +232,28 @@ def colsum_dy(dy: cute.Pointer, db2: cute.Pointer, db1: cute.Pointer):
         for y in cutlass.range_constexpr(1, 8):
             s = s + partial[y, tx]
         gdb2[c] = s
-    j = bx * 256 + ty * 32 + tx          # 96 blocks x 256 threads cover the 12288 entries of db1
+    j = bx * 256 + ty * 32 + tx          # 64 blocks x 256 threads cover the 8192 entries of db1
     if j < FFN:
         gdb1[j] = F32(0.0)
 
 
 @cute.kernel
-def bwd_dh(dy: cute.Pointer, w2: cute.Pointer, h: cute.Pointer, a: cute.Pointer, dh: cute.Pointer,
-           db1: cute.Pointer):
+def bwd_dh(dy: cute.Pointer, w2: cute.Pointer, p: cute.Pointer, dh: cute.Pointer, db1: cute.Pointer):
     tid = cute.arch.thread_idx()[0]
     n0 = cute.arch.block_idx()[0] * BN
     m0 = cute.arch.block_idx()[1] * BM
     acc = cute.make_rmem_tensor((4, 4, 4), F32)
-    # da = dy w2: A = dy [T, D] K-contiguous, B = w2 [D, F] = [K][N] N-contiguous
+    # da = dy w2: A = dy [T, H] K-contiguous, B = w2 [H, I] = [K][N] N-contiguous
     gemm_3xtf32(dy, w2, acc, m0, n0, HIDDEN, TOKENS, FFN, True, False)
 
     lane = tid % 32
     warp = tid // 32
     g = lane // 4
     t = lane % 4
-    gh = cute.make_tensor(h, cute.make_layout((TOKENS, FFN // 2, 2), stride=(FFN, 2, 1)))
-    ga = cute.make_tensor(a, cute.make_layout((TOKENS, FFN // 2, 2), stride=(FFN, 2, 1)))
+    gh = cute.make_tensor(p, cute.make_layout((TOKENS, FFN // 2, 2), stride=(FFN, 2, 1)))
     gdh = cute.make_tensor(dh, cute.make_layout((TOKENS, FFN // 2, 2), stride=(FFN, 2, 1)))
     cp8 = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), F32, num_bits_per_copy=64)
     hv = cute.make_rmem_tensor((2,), F32)
-    av = cute.make_rmem_tensor((2,), F32)
     dv = cute.make_rmem_tensor((2,), F32)
     colsum = cute.make_rmem_tensor((4, 2), F32)
     for nt in cutlass.range_constexpr(4):
@@ -268,12 +267,10 @@ def bwd_dh(dy: cute.Pointer, w2: cute.Pointer, h: cute.Pointer, a: cute.Pointer,
                 for e in cutlass.range_constexpr(2):
                     v = hv[e]
                     th = cute.math.tanh(F32(GELU_K) * (v + F32(GELU_C) * v * v * v))
-                    av[e] = F32(0.5) * v * (F32(1.0) + th)
                     grad = F32(0.5) * (F32(1.0) + th) + F32(0.5) * v * (F32(1.0) - th * th) * F32(GELU_K) * (
                         F32(1.0) + F32(3.0 * GELU_C) * v * v)
                     dv[e] = acc[mt, nt, 2 * hh + e] * grad
                     colsum[nt, e] = colsum[nt, e] + dv[e]
-                cute.copy(cp8, av, ga[row, c2, None])
                 cute.copy(cp8, dv, gdh[row, c2, None])
     # reduce over the 8 lanes of equal t (g = lane / 4), then one atomic per column per warp
     for nt in cutlass.range_constexpr(4):
@@ -308,12 +305,12 @@ def store_tile(c: cute.Pointer, acc: cute.Tensor, m0, n0, ROWS: cutlass.Constexp
 
 
 @cute.kernel
-def bwd_dw2(dy: cute.Pointer, a: cute.Pointer, dw2: cute.Pointer):
+def bwd_dw2(dy: cute.Pointer, act: cute.Pointer, dw2: cute.Pointer):
     n0 = cute.arch.block_idx()[0] * BN
     m0 = cute.arch.block_idx()[1] * BM
     acc = cute.make_rmem_tensor((4, 4, 4), F32)
-    # dw2 = dy^T a: A = dy [T, D] = [K][M] M-contiguous, B = a [T, F] = [K][N] N-contiguous
-    gemm_3xtf32(dy, a, acc, m0, n0, TOKENS, HIDDEN, FFN, False, False)
+    # dw2 = dy^T act: A = dy [T, H] = [K][M] M-contiguous, B = act [T, I] = [K][N] N-contiguous
+    gemm_3xtf32(dy, act, acc, m0, n0, TOKENS, HIDDEN, FFN, False, False)
     store_tile(dw2, acc, m0, n0, HIDDEN, FFN)
 
 
@@ -322,7 +319,7 @@ def bwd_dw1(dh: cute.Pointer, x: cute.Pointer, dw1: cute.Pointer):
     n0 = cute.arch.block_idx()[0] * BN
     m0 = cute.arch.block_idx()[1] * BM
     acc = cute.make_rmem_tensor((4, 4, 4), F32)
-    # dw1 = dh^T x: A = dh [T, F] = [K][M] M-contiguous, B = x [T, D] = [K][N] N-contiguous
+    # dw1 = dh^T x: A = dh [T, I] = [K][M] M-contiguous, B = x [T, H] = [K][N] N-contiguous
     gemm_3xtf32(dh, x, acc, m0, n0, TOKENS, FFN, HIDDEN, False, False)
     store_tile(dw1, acc, m0, n0, FFN, HIDDEN)
 
@@ -332,17 +329,20 @@ def bwd_dx(dh: cute.Pointer, w1: cute.Pointer, dx: cute.Pointer):
     n0 = cute.arch.block_idx()[0] * BN
     m0 = cute.arch.block_idx()[1] * BM
     acc = cute.make_rmem_tensor((4, 4, 4), F32)
-    # dx = dh w1: A = dh [T, F] K-contiguous, B = w1 [F, D] = [K][N] N-contiguous
+    # dx = dh w1: A = dh [T, I] K-contiguous, B = w1 [I, H] = [K][N] N-contiguous
     gemm_3xtf32(dh, w1, acc, m0, n0, FFN, TOKENS, HIDDEN, True, False)
     store_tile(dx, acc, m0, n0, TOKENS, HIDDEN)
 
 
 MKB_PLAN = """/* mkb:plan
-scratch a fp32[tokens * ffn]
-scratch dh fp32[tokens * ffn]
-launch colsum_dy grid(hidden / 32) block(32, 8) args(dy, db2, db1)
-launch bwd_dh grid(ffn / 128, tokens / 128) block(256) shared(147456) args(dy, w2, h, a, dh, db1)
-launch bwd_dw2 grid(ffn / 128, hidden / 128) block(256) shared(147456) args(dy, a, dw2)
-launch bwd_dw1 grid(hidden / 128, ffn / 128) block(256) shared(147456) args(dh, x, dw1)
-launch bwd_dx grid(hidden / 128, tokens / 128) block(256) shared(147456) args(dh, w1, dx)
+scratch dh fp32[batch_size * seq_len * intermediate_size]
+launch colsum_dy grid(hidden_size / 32) block(32, 8) args(grad_output, grad_fc2_bias, grad_fc1_bias)
+launch bwd_dh grid(intermediate_size / 128, batch_size * seq_len / 128) block(256) shared(147456)
+  args(grad_output, fc2_weight, fc1_output, dh, grad_fc1_bias)
+launch bwd_dw2 grid(intermediate_size / 128, hidden_size / 128) block(256) shared(147456)
+  args(grad_output, gelu_output, grad_fc2_weight)
+launch bwd_dw1 grid(hidden_size / 128, intermediate_size / 128) block(256) shared(147456)
+  args(dh, hidden_states, grad_fc1_weight)
+launch bwd_dx grid(hidden_size / 128, batch_size * seq_len / 128) block(256) shared(147456)
+  args(dh, fc1_weight, grad_hidden_states)
 */"""

@@ -1,18 +1,20 @@
-# Measured on an H200 (2026-12-03): 16126 us against the eager baseline's 12574 us (0.78x). Kept to show
-# the DSL, and declared in spec.json as slower than the baseline (beats_baseline: false): a SIMT fp32 FMA
-# GEMM does not beat cuBLAS's SGEMM, and a 3xTF32 tensor-core path is not written in this port.
-# solutions/cuda.cu is the fast solution.
-"""Step1X-Edit GELU-MLP backward in TIRx, fp32 accuracy with plain fp32 FMA GEMMs (no TF32; register-tiled
-SIMT), the algorithm of solutions/cuda.cu / triton.py with deterministic bias-gradient sums:
+# Measured on an H200 (2026-12-03) at the previous shapes (2048 x 3072 x 12288): 16126 us against the eager
+# baseline's 12574 us (0.78x). Kept to show the DSL, and declared in spec.json as slower than the baseline
+# (beats_baseline: false): a SIMT fp32 FMA GEMM does not beat cuBLAS's SGEMM, and a 3xTF32 tensor-core path
+# is not written in this port. solutions/cuda.cu is the fast solution.
+"""MetaKernelBench #37 (reconstructed: spec.json's notes), the tanh-GELU MLP backward in TIRx, fp32 accuracy
+with plain fp32 FMA GEMMs (no TF32; register-tiled SIMT), the algorithm of solutions/cuda.cu with
+deterministic bias-gradient sums. Notation: dy = grad_output, x = hidden_states, p = fc1_output,
+act = gelu_output (as [T, features], T = batch_size * seq_len = 8192), w1 = fc1_weight, w2 = fc2_weight:
   1. colsum_dy:  db2 = sum_t dy (float64 accumulation, 8 row lanes x 32 columns per CTA, rounded once).
-  2. bwd_dh:     da = dy W2 (M = tokens, N = ffn, K = hidden; never stored); epilogue: th = tanhf(k (v + c v^3))
-                 with v = h, a = 0.5 v (1 + th) and dh = da * (0.5 (1 + th) + 0.5 v (1 - th^2) k (1 + 3 c v^2))
-                 stored (scratch), plus the column sums of dh over the CTA's 128 rows (fp32 over each thread's
-                 8 rows, then the 16 thread partials in float64) into dbp[tokens / 128, ffn] (float64 scratch).
-  3. colsum_db1: db1 = sum of dbp's 16 rows (float64, rounded once).
-  4. bwd_dw2:    dW2 = dy^T a  (M = hidden, N = ffn, K = tokens).
-  5. bwd_dw1:    dW1 = dh^T x  (M = ffn, N = hidden, K = tokens).
-  6. bwd_dx:     dx = dh W1    (M = tokens, N = hidden, K = ffn).
+  2. bwd_dh:     da = dy W2 (M = T, N = intermediate, K = hidden; never stored); epilogue: th = tanhf(k (v + c v^3))
+                 with v = p and dh = da * (0.5 (1 + th) + 0.5 v (1 - th^2) k (1 + 3 c v^2)) stored (scratch),
+                 plus the column sums of dh over the CTA's 128 rows (fp32 over each thread's 8 rows, then the
+                 16 thread partials in float64) into dbp[T / 128, intermediate] (float64 scratch).
+  3. colsum_db1: db1 = sum of dbp's 64 rows (float64, rounded once).
+  4. bwd_dw2:    dW2 = dy^T act (M = hidden, N = intermediate, K = T).
+  5. bwd_dw1:    dW1 = dh^T x  (M = intermediate, N = hidden, K = T).
+  6. bwd_dx:     dx = dh W1    (M = T, N = hidden, K = intermediate).
 GEMM core (one T.macro, operand layouts as Python flags): 128 x 128 output tile per 256-thread CTA, K tiles of
 16; each thread owns an 8 x 8 block (rows 64 * (i / 4) + 4 * (tid / 16) + i % 4, columns
 64 * (j / 4) + 4 * (tid % 16) + j % 4) in fp32 FMA with blocked summation: each K tile's 16 products are summed
@@ -21,16 +23,15 @@ single FMA chain over K = 12288 failed dx's allowance on the H200 by 4%, 1 eleme
 Operand tiles live in shared memory as [k][m] / [k][n] (row stride 132 floats): a K-contiguous operand is
 loaded as float4 along K and stored transposed, an M/N-contiguous one is loaded and stored as float4 rows.
 Double-buffered: the next tile's global loads are in flight while the current one is multiplied, one barrier
-per tile. Shapes are fixed: tokens = 2048, hidden = 3072, ffn = 12288 (all multiples of 128).
-The blocked-summation revision is compile-checked only (the single-chain version ran on the H200: only dx failed,
-by a hair). GEMM kernels: about 225 registers, no spills, __launch_bounds__(256, 1): one CTA per SM (was 2).
-Expected speed: SIMT fp32, roughly at or somewhat below the eager cuBLAS SGEMM baseline (the lower occupancy may
-cost some), several times slower than solutions/cuda.cu's 3xTF32 tensor-core GEMMs."""
+per tile. Shapes are fixed: T = 8192, hidden = 2048, intermediate = 8192 (all multiples of 128).
+Compile-checked only at these shapes. GEMM kernels: __launch_bounds__(256, 1): one CTA per SM.
+Expected speed: SIMT fp32, roughly at or somewhat below the eager cuBLAS SGEMM baseline, several times slower
+than solutions/cuda.cu's 3xTF32 tensor-core GEMMs."""
 from tvm.script import tirx as T
 
-TOKENS = 2048
-HIDDEN = 3072
-FFN = 12288
+TOKENS = 64 * 128   # batch_size * seq_len
+HIDDEN = 2048
+FFN = 8192          # intermediate_size
 
 BM = 128            # tile rows (M)
 BN = 128            # tile columns (N)
@@ -168,12 +169,10 @@ def colsum_dy(dy_ptr: T.handle, db2_ptr: T.handle):
 
 
 @T.prim_func
-def bwd_dh(dy_ptr: T.handle, w2_ptr: T.handle, h_ptr: T.handle, act_ptr: T.handle, dh_ptr: T.handle,
-           dbp_ptr: T.handle):
+def bwd_dh(dy_ptr: T.handle, w2_ptr: T.handle, p_ptr: T.handle, dh_ptr: T.handle, dbp_ptr: T.handle):
     a_dy = T.match_buffer(dy_ptr, (TOKENS * HIDDEN,), "float32")
     b_w2 = T.match_buffer(w2_ptr, (HIDDEN * FFN,), "float32")
-    c_h = T.match_buffer(h_ptr, (TOKENS * FFN,), "float32")
-    d_act = T.match_buffer(act_ptr, (TOKENS * FFN,), "float32")
+    c_h = T.match_buffer(p_ptr, (TOKENS * FFN,), "float32")
     e_dh = T.match_buffer(dh_ptr, (TOKENS * FFN,), "float32")
     f_dbp = T.match_buffer(dbp_ptr, ((TOKENS // BM) * FFN,), "float64")
     T.device_entry()
@@ -187,14 +186,13 @@ def bwd_dh(dy_ptr: T.handle, w2_ptr: T.handle, h_ptr: T.handle, act_ptr: T.handl
         ra = T.alloc_buffer((8,), "float32", scope="local")
         rb = T.alloc_buffer((8,), "float32", scope="local")
         hv = T.alloc_buffer((4,), "float32", scope="local")
-        av = T.alloc_buffer((4,), "float32", scope="local")
         dv = T.alloc_buffer((4,), "float32", scope="local")
         th = T.alloc_buffer((1,), "float32", scope="local")
         cs = T.alloc_buffer((8,), "float32", scope="local")
         s = T.alloc_buffer((1,), "float64", scope="local")
         a_s = T.alloc_buffer((2 * TILE,), "float32", scope="shared")
         b_s = T.alloc_buffer((2 * TILE,), "float32", scope="shared")
-        # CTA bx: M tile bx / 96 (tokens), N tile bx % 96 (ffn); dy K-contiguous, w2 [hidden, ffn] N-contiguous
+        # CTA bx: M tile bx / 64 (rows), N tile bx % 64 (intermediate); dy K-contiguous, w2 N-contiguous
         gemm(a_dy, b_w2, acc, tacc, a_s, b_s, ra, rb, af, bf, bx // (FFN // BN) * BM, bx % (FFN // BN) * BN, tx,
              HIDDEN, HIDDEN, FFN, True, False)
         for e in T.unroll(8):
@@ -206,15 +204,11 @@ def bwd_dh(dy_ptr: T.handle, w2_ptr: T.handle, h_ptr: T.handle, act_ptr: T.handl
                                 + bx % (FFN // BN) * BN + h * 64 + tx % 16 * 4 + e]
                 for e in T.unroll(4):
                     th[0] = T.tanh(T.float32(GELU_K) * (hv[e] + T.float32(GELU_C) * (hv[e] * hv[e] * hv[e])))
-                    av[e] = T.float32(0.5) * hv[e] * (T.float32(1) + th[0])
                     dv[e] = acc[i * 8 + h * 4 + e] * (
                         T.float32(0.5) * (T.float32(1) + th[0])
                         + T.float32(0.5) * hv[e] * (T.float32(1) - th[0] * th[0])
                         * (T.float32(GELU_K) * (T.float32(1) + T.float32(3 * GELU_C) * (hv[e] * hv[e]))))
                     cs[h * 4 + e] = cs[h * 4 + e] + dv[e]
-                for e in T.vectorized(4):
-                    d_act[(bx // (FFN // BN) * BM + i // 4 * 64 + tx // 16 * 4 + i % 4) * FFN
-                          + bx % (FFN // BN) * BN + h * 64 + tx % 16 * 4 + e] = av[e]
                 for e in T.vectorized(4):
                     e_dh[(bx // (FFN // BN) * BM + i // 4 * 64 + tx // 16 * 4 + i % 4) * FFN
                          + bx % (FFN // BN) * BN + h * 64 + tx % 16 * 4 + e] = dv[e]
@@ -233,7 +227,7 @@ def bwd_dh(dy_ptr: T.handle, w2_ptr: T.handle, h_ptr: T.handle, act_ptr: T.handl
 
 @T.prim_func
 def colsum_db1(dbp_ptr: T.handle, db1_ptr: T.handle):
-    # db1[j] = sum over the 16 M tiles of dbp[m, j] (float64), rounded once
+    # db1[j] = sum over the 64 M tiles of dbp[m, j] (float64), rounded once
     a_dbp = T.match_buffer(dbp_ptr, ((TOKENS // BM) * FFN,), "float64")
     b_db1 = T.match_buffer(db1_ptr, (FFN,), "float32")
     T.device_entry()
@@ -319,13 +313,13 @@ def bwd_dx(dh_ptr: T.handle, w1_ptr: T.handle, dx_ptr: T.handle):
 
 
 MKB_PLAN = """/* mkb:plan
-scratch act fp32[tokens * ffn]
-scratch dh fp32[tokens * ffn]
-scratch dbp fp64[(tokens / 128) * ffn]
-launch colsum_dy grid(hidden / 32) block(256) args(dy, db2)
-launch bwd_dh grid((tokens / 128) * (ffn / 128)) block(256) args(dy, w2, h, act, dh, dbp)
-launch colsum_db1 grid(ffn / 256) block(256) args(dbp, db1)
-launch bwd_dw2 grid((hidden / 128) * (ffn / 128)) block(256) args(dy, act, dw2)
-launch bwd_dw1 grid((ffn / 128) * (hidden / 128)) block(256) args(dh, x, dw1)
-launch bwd_dx grid((tokens / 128) * (hidden / 128)) block(256) args(dh, w1, dx)
+scratch dh fp32[batch_size * seq_len * intermediate_size]
+scratch dbp fp64[(batch_size * seq_len / 128) * intermediate_size]
+launch colsum_dy grid(hidden_size / 32) block(256) args(grad_output, grad_fc2_bias)
+launch bwd_dh grid((batch_size * seq_len / 128) * (intermediate_size / 128)) block(256)
+  args(grad_output, fc2_weight, fc1_output, dh, dbp)
+launch colsum_db1 grid(intermediate_size / 256) block(256) args(dbp, grad_fc1_bias)
+launch bwd_dw2 grid((hidden_size / 128) * (intermediate_size / 128)) block(256) args(grad_output, gelu_output, grad_fc2_weight)
+launch bwd_dw1 grid((intermediate_size / 128) * (hidden_size / 128)) block(256) args(dh, hidden_states, grad_fc1_weight)
+launch bwd_dx grid((batch_size * seq_len / 128) * (hidden_size / 128)) block(256) args(dh, fc1_weight, grad_hidden_states)
 */"""

@@ -1,28 +1,31 @@
-// Gemma 3n AltUp collapse, fused into two launches.
+// MetaKernelBench #40 (reconstructed: spec.json's notes), the Gemma 3n AltUp collapse, fused into two launches.
 //
-// 1. altup_unembed_gemm: the three 2048x2048 projections as one batched bf16 tensor-core GEMM
-//    (mma.sync m16n8k16, ldmatrix, 4-stage cp.async pipeline; 128x256x32 tiles, 8 warps of 64x64,
-//    one block per SM: 8 x 16 x 3 = 384 blocks for 2048 tokens, about 2.9 waves on 132 SMs).
-//    The epilogue rounds each projection to bf16 (as nn.Linear does), stores it, and writes the per-row
-//    sum of squares of its 256 columns, so no separate pass over the projections is needed for their
-//    magnitudes.
-// 2. altup_collapse: one block per token: RMS of stream 0, the three magnitudes from the partial sums,
-//    and out = (x0 + sum_s p_s * tm / nm_s) / 4 in fp32, rounded once to bf16 (16-byte loads/stores).
+// 1. altup_unembed_gemm: the two 3072x3072 projections (streams 1 and 2 of hidden_states) as one batched
+//    bf16 tensor-core GEMM (mma.sync m16n8k16, ldmatrix, 4-stage cp.async pipeline; 128x256x32 tiles, 8
+//    warps of 64x64, one block per SM: 12 x 128 x 2 = 3072 blocks). The products of bf16 values are exact in
+//    fp32 and the accumulation is fp32, so this is the fp32 projection of the reference up to summation
+//    order. The epilogue stores the projection in fp32 (the reference keeps it in fp32) and writes the
+//    per-row sum of squares of its 256 columns, so no separate pass over the projections is needed for
+//    their magnitudes.
+// 2. altup_collapse: one 384-thread block per token (8 columns per thread): RMS of stream 0, the two
+//    magnitudes from the partial sums, and out = (x0 + sum_s p_s * tm / nm_s) / 3 in fp32, rounded once to
+//    bf16.
 //
-// Shapes: hidden = 2048 is fixed (N = K = 2048, a multiple of the 256-wide N tile and of the 32-deep K
-// tile); tokens is a runtime argument (rows past the end are clamped on load and skipped on store).
+// Shapes: hidden = 3072 is fixed (N = K = 3072, a multiple of the 256-wide N tile and of the 32-deep K
+// tile); tokens (batch_size * seq_len = 16384) is a runtime argument (rows past the end are clamped on load
+// and skipped on store).
 #include <cuda_bf16.h>
 
-constexpr int kHidden = 2048;
-constexpr int kStreams = 3;
+constexpr int kHidden = 3072;
+constexpr int kStreams = 2; // projected streams: hidden_states[1], hidden_states[2]
 constexpr int kBM = 128, kBN = 256, kBK = 32, kStages = 4;
 constexpr int kThreads = 256;
 constexpr int kLd = kBK + 8;             // smem row stride (bf16): 80 bytes, conflict-free ldmatrix
 constexpr int kATile = kBM * kLd;        // A tile of one stage (bf16 elements)
 constexpr int kBTile = kBN * kLd;        // B tile of one stage
 constexpr int kStageElems = kATile + kBTile;
-constexpr int kNTiles = kHidden / kBN;   // 8 column tiles: partial sums per row
-constexpr int kKTiles = kHidden / kBK;   // 64
+constexpr int kNTiles = kHidden / kBN;   // 12 column tiles: partial sums per row
+constexpr int kKTiles = kHidden / kBK;   // 96
 static_assert(kHidden % kBN == 0 && kHidden % kBK == 0, "tile shapes");
 static_assert(kBM * kBK / 8 == 2 * kThreads && kBN * kBK / 8 == 4 * kThreads, "16-byte chunks per thread");
 static_assert(2 * 64 == kBM && 4 * 64 == kBN, "warp layout: 2 x 4 warps of 64 x 64");
@@ -50,11 +53,12 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const unsigned (&a)[4], 
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// proj[z] = bf16(other_streams[z] @ unembed_weight[z]^T); partial[z][row][blockIdx.x] = sum over this
-// block's 256 columns of bf16(proj)^2. grid(hidden / 256, ceil_div(tokens, 128), 3).
+// proj[z] = hidden_states[z + 1] @ W_{z+1}^T in fp32; partial[z][row][blockIdx.x] = sum over this block's
+// 256 columns of proj^2. grid(hidden / 256, ceil_div(tokens, 128), 2).
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
-altup_unembed_gemm(const __nv_bfloat16 *__restrict__ streams, const __nv_bfloat16 *__restrict__ weight,
-                   __nv_bfloat16 *__restrict__ proj, float *__restrict__ partial, int tokens) {
+altup_unembed_gemm(const __nv_bfloat16 *__restrict__ hidden_states, const __nv_bfloat16 *__restrict__ weight1,
+                   const __nv_bfloat16 *__restrict__ weight2, float *__restrict__ proj, float *__restrict__ partial,
+                   int tokens) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   __shared__ float row_part[4][kBM];
   __nv_bfloat16 *stage_base = reinterpret_cast<__nv_bfloat16 *>(smem_raw);
@@ -62,8 +66,8 @@ altup_unembed_gemm(const __nv_bfloat16 *__restrict__ streams, const __nv_bfloat1
   const int n0 = blockIdx.x * kBN;
   const int m0 = blockIdx.y * kBM;
   const int z = blockIdx.z;
-  const __nv_bfloat16 *A = streams + (size_t)z * tokens * kHidden;
-  const __nv_bfloat16 *B = weight + (size_t)z * kHidden * kHidden;
+  const __nv_bfloat16 *A = hidden_states + (size_t)(z + 1) * tokens * kHidden;
+  const __nv_bfloat16 *B = z == 0 ? weight1 : weight2;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = (warp >> 2) * 64; // 2 warps along M
   const int wn = (warp & 3) * 64;  // 4 warps along N
@@ -130,9 +134,9 @@ altup_unembed_gemm(const __nv_bfloat16 *__restrict__ streams, const __nv_bfloat1
   }
   cp_async_wait<0>(); // only empty groups remain; drain them before exit
 
-  // Epilogue: round to bf16, store, and reduce the squares of the rounded values per row.
+  // Epilogue: store in fp32 and reduce the squares per row.
   const int g = lane >> 2, t = lane & 3;
-  __nv_bfloat16 *C = proj + (size_t)z * tokens * kHidden;
+  float *C = proj + (size_t)z * tokens * kHidden;
 #pragma unroll
   for (int mi = 0; mi < 4; ++mi) {
 #pragma unroll
@@ -141,12 +145,10 @@ altup_unembed_gemm(const __nv_bfloat16 *__restrict__ streams, const __nv_bfloat1
       float ss = 0.0f;
 #pragma unroll
       for (int ni = 0; ni < 8; ++ni) {
-        const __nv_bfloat162 v = __floats2bfloat162_rn(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
-        const float2 f = __bfloat1622float2(v);
+        const float2 f = make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
         ss += f.x * f.x + f.y * f.y;
         const int col = n0 + wn + ni * 8 + 2 * t;
-        if (m0 + row < tokens)
-          *reinterpret_cast<__nv_bfloat162 *>(C + (size_t)(m0 + row) * kHidden + col) = v;
+        if (m0 + row < tokens) *reinterpret_cast<float2 *>(C + (size_t)(m0 + row) * kHidden + col) = f;
       }
       ss += __shfl_xor_sync(0xffffffffu, ss, 1);
       ss += __shfl_xor_sync(0xffffffffu, ss, 2);
@@ -165,21 +167,27 @@ union pack8 {
   __nv_bfloat16 values[8];
 };
 
-// out[t] = (x0[t] + sum_s proj[s][t] * rms(x0[t]) / sqrt(max(mean(proj[s][t]^2), eps))) / 4.
-// One 256-thread block per token, 8 columns per thread. grid(tokens).
-extern "C" __global__ void __launch_bounds__(256)
-altup_collapse(const __nv_bfloat16 *__restrict__ stream0, const __nv_bfloat16 *__restrict__ proj,
+// out[t] = (x0[t] + sum_s proj[s][t] * rms(x0[t]) / sqrt(max(mean(proj[s][t]^2), eps))) / 3, x0 = hidden_states[0].
+// One 384-thread block per token, 8 columns per thread. grid(tokens).
+constexpr int kCollapseThreads = kHidden / 8; // 384: 12 warps
+extern "C" __global__ void __launch_bounds__(kCollapseThreads)
+altup_collapse(const __nv_bfloat16 *__restrict__ hidden_states, const float *__restrict__ proj,
                const float *__restrict__ partial, __nv_bfloat16 *__restrict__ out, int tokens, float eps) {
-  __shared__ float warp_sums[8];
+  constexpr int kWarps = kCollapseThreads / 32;
+  __shared__ float warp_sums[kWarps];
   __shared__ float scale[kStreams];
   const int row = blockIdx.x;
   const size_t base = (size_t)row * kHidden + threadIdx.x * 8;
   const size_t slab = (size_t)tokens * kHidden;
 
-  pack8 x, p[kStreams];
-  x.vector = *reinterpret_cast<const uint4 *>(stream0 + base);
+  pack8 x;
+  x.vector = *reinterpret_cast<const uint4 *>(hidden_states + base);
+  float4 p[kStreams][2];
 #pragma unroll
-  for (int s = 0; s < kStreams; ++s) p[s].vector = *reinterpret_cast<const uint4 *>(proj + s * slab + base);
+  for (int s = 0; s < kStreams; ++s) {
+    p[s][0] = *reinterpret_cast<const float4 *>(proj + s * slab + base);
+    p[s][1] = *reinterpret_cast<const float4 *>(proj + s * slab + base + 4);
+  }
 
   float xf[8];
   float ss = 0.0f;
@@ -196,7 +204,7 @@ altup_collapse(const __nv_bfloat16 *__restrict__ stream0, const __nv_bfloat16 *_
     const int s = threadIdx.x;
     float total = 0.0f;
 #pragma unroll
-    for (int w = 0; w < 8; ++w) total += warp_sums[w];
+    for (int w = 0; w < kWarps; ++w) total += warp_sums[w];
     const float target = sqrtf(total / kHidden);
     const float *pp = partial + ((size_t)s * tokens + row) * kNTiles;
     float q = 0.0f;
@@ -205,21 +213,20 @@ altup_collapse(const __nv_bfloat16 *__restrict__ stream0, const __nv_bfloat16 *_
     scale[s] = target / sqrtf(fmaxf(q / kHidden, eps));
   }
   __syncthreads();
-  const float s0 = scale[0], s1 = scale[1], s2 = scale[2];
+  const float s0 = scale[0], s1 = scale[1];
+  const float p0[8] = {p[0][0].x, p[0][0].y, p[0][0].z, p[0][0].w, p[0][1].x, p[0][1].y, p[0][1].z, p[0][1].w};
+  const float p1[8] = {p[1][0].x, p[1][0].y, p[1][0].z, p[1][0].w, p[1][1].x, p[1][1].y, p[1][1].z, p[1][1].w};
   pack8 o;
 #pragma unroll
-  for (int k = 0; k < 8; ++k) {
-    const float v = xf[k] + __bfloat162float(p[0].values[k]) * s0 + __bfloat162float(p[1].values[k]) * s1 +
-                    __bfloat162float(p[2].values[k]) * s2;
-    o.values[k] = __float2bfloat16_rn(0.25f * v);
-  }
+  for (int k = 0; k < 8; ++k) o.values[k] = __float2bfloat16_rn((xf[k] + p0[k] * s0 + p1[k] * s1) * (1.0f / 3.0f));
   *reinterpret_cast<uint4 *>(out + base) = o.vector;
 }
 
 /* mkb:plan
-scratch proj bf16[streams * tokens * hidden]
-scratch partial fp32[streams * tokens * (hidden / 256)]
-launch altup_unembed_gemm grid(hidden / 256, ceil_div(tokens, 128), streams) block(256) shared(122880)
-  args(other_streams, unembed_weight, proj, partial, i32(tokens))
-launch altup_collapse grid(tokens) block(256) args(stream0, proj, partial, out, i32(tokens), f32(eps))
+scratch proj fp32[2 * batch_size * seq_len * hidden_size]
+scratch partial fp32[2 * batch_size * seq_len * (hidden_size / 256)]
+launch altup_unembed_gemm grid(hidden_size / 256, ceil_div(batch_size * seq_len, 128), 2) block(256) shared(122880)
+  args(hidden_states, unembed_weight_1, unembed_weight_2, proj, partial, i32(batch_size * seq_len))
+launch altup_collapse grid(batch_size * seq_len) block(384)
+  args(hidden_states, proj, partial, out, i32(batch_size * seq_len), f32(eps))
 */
