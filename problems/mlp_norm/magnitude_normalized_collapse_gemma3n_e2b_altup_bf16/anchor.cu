@@ -23,13 +23,13 @@ scratch p2 fp64[batch_size * seq_len * hidden_size]
 scratch s1 fp64[batch_size * seq_len]
 scratch s2 fp64[batch_size * seq_len]
 launch target_magnitude64 grid(batch_size * seq_len) block(256) args(tm, hidden_states, i32(hidden_size))
-launch widen grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(x64, hidden_states, i64(batch_size * seq_len * hidden_size), i64(batch_size * seq_len * hidden_size))
-launch widen grid(ceil_div(hidden_size * hidden_size, 256)) block(256) args(w64, unembed_weight_1, i64(0), i64(hidden_size * hidden_size))
+launch widen grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(x64, hidden_states, i64(batch_size * seq_len * hidden_size), i64(batch_size * seq_len * hidden_size))
+launch widen grid(ceil_div(hidden_size * hidden_size, 1024)) block(256) args(w64, unembed_weight_1, i64(0), i64(hidden_size * hidden_size))
 matmul c(p1) a(x64) b(w64) m(batch_size * seq_len) n(hidden_size) k(hidden_size) transpose_b
 launch stream_scale64 grid(batch_size * seq_len) block(256) args(s1, p1, tm, f64(eps), i32(hidden_size))
-launch widen grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(x64, hidden_states, i64(2 * batch_size * seq_len * hidden_size), i64(batch_size * seq_len * hidden_size))
-launch widen grid(ceil_div(hidden_size * hidden_size, 256)) block(256) args(w64, unembed_weight_2, i64(0), i64(hidden_size * hidden_size))
+launch widen grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(x64, hidden_states, i64(2 * batch_size * seq_len * hidden_size), i64(batch_size * seq_len * hidden_size))
+launch widen grid(ceil_div(hidden_size * hidden_size, 1024)) block(256) args(w64, unembed_weight_2, i64(0), i64(hidden_size * hidden_size))
 matmul c(p2) a(x64) b(w64) m(batch_size * seq_len) n(hidden_size) k(hidden_size) transpose_b
 launch stream_scale64 grid(batch_size * seq_len) block(256) args(s2, p2, tm, f64(eps), i32(hidden_size))
-launch collapse64 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(out, hidden_states, p1, s1, p2, s2, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch collapse64 grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(out, hidden_states, p1, s1, p2, s2, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
 */

@@ -37,32 +37,32 @@ scratch nm fp32[batch_size * seq_len]
 scratch stacked fp32[3 * batch_size * seq_len * hidden_size]
 scratch mean fp32[batch_size * seq_len * hidden_size]
 # target = mean(x0 ** 2, -1, keepdim) ** 0.5
-launch to_fp32 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(x0, hidden_states, i64(0), i64(batch_size * seq_len * hidden_size))
-launch square grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(sq, x0, i64(batch_size * seq_len * hidden_size))
+launch to_fp32 grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(x0, hidden_states, i64(0), i64(batch_size * seq_len * hidden_size))
+launch square grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(sq, x0, i64(batch_size * seq_len * hidden_size))
 launch row_mean grid(batch_size * seq_len) block(256) args(ms, sq, i32(hidden_size))
-launch sqrt_ grid(ceil_div(batch_size * seq_len, 256)) block(256) args(tm, ms, i64(batch_size * seq_len))
+launch sqrt_ grid(ceil_div(batch_size * seq_len, 1024)) block(256) args(tm, ms, i64(batch_size * seq_len))
 # stream 1: p = x1 @ W1^T; new = sqrt(max(mean(p ** 2), eps)); c1 = p * target / new
-launch to_fp32 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(x, hidden_states, i64(batch_size * seq_len * hidden_size), i64(batch_size * seq_len * hidden_size))
-launch to_fp32 grid(ceil_div(hidden_size * hidden_size, 256)) block(256) args(w, unembed_weight_1, i64(0), i64(hidden_size * hidden_size))
+launch to_fp32 grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(x, hidden_states, i64(batch_size * seq_len * hidden_size), i64(batch_size * seq_len * hidden_size))
+launch to_fp32 grid(ceil_div(hidden_size * hidden_size, 1024)) block(256) args(w, unembed_weight_1, i64(0), i64(hidden_size * hidden_size))
 matmul c(p) a(x) b(w) m(batch_size * seq_len) n(hidden_size) k(hidden_size) transpose_b
-launch square grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(sq, p, i64(batch_size * seq_len * hidden_size))
+launch square grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(sq, p, i64(batch_size * seq_len * hidden_size))
 launch row_mean grid(batch_size * seq_len) block(256) args(ms, sq, i32(hidden_size))
-launch clamp_min grid(ceil_div(batch_size * seq_len, 256)) block(256) args(mc, ms, f32(eps), i64(batch_size * seq_len))
-launch sqrt_ grid(ceil_div(batch_size * seq_len, 256)) block(256) args(nm, mc, i64(batch_size * seq_len))
-launch mul_row grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(u, p, tm, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
-launch div_row grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(c1, u, nm, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch clamp_min grid(ceil_div(batch_size * seq_len, 1024)) block(256) args(mc, ms, f32(eps), i64(batch_size * seq_len))
+launch sqrt_ grid(ceil_div(batch_size * seq_len, 1024)) block(256) args(nm, mc, i64(batch_size * seq_len))
+launch mul_row grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(u, p, tm, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch div_row grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(c1, u, nm, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
 # stream 2: the same block with W2
-launch to_fp32 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(x, hidden_states, i64(2 * batch_size * seq_len * hidden_size), i64(batch_size * seq_len * hidden_size))
-launch to_fp32 grid(ceil_div(hidden_size * hidden_size, 256)) block(256) args(w, unembed_weight_2, i64(0), i64(hidden_size * hidden_size))
+launch to_fp32 grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(x, hidden_states, i64(2 * batch_size * seq_len * hidden_size), i64(batch_size * seq_len * hidden_size))
+launch to_fp32 grid(ceil_div(hidden_size * hidden_size, 1024)) block(256) args(w, unembed_weight_2, i64(0), i64(hidden_size * hidden_size))
 matmul c(p) a(x) b(w) m(batch_size * seq_len) n(hidden_size) k(hidden_size) transpose_b
-launch square grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(sq, p, i64(batch_size * seq_len * hidden_size))
+launch square grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(sq, p, i64(batch_size * seq_len * hidden_size))
 launch row_mean grid(batch_size * seq_len) block(256) args(ms, sq, i32(hidden_size))
-launch clamp_min grid(ceil_div(batch_size * seq_len, 256)) block(256) args(mc, ms, f32(eps), i64(batch_size * seq_len))
-launch sqrt_ grid(ceil_div(batch_size * seq_len, 256)) block(256) args(nm, mc, i64(batch_size * seq_len))
-launch mul_row grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(u, p, tm, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
-launch div_row grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(c2, u, nm, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch clamp_min grid(ceil_div(batch_size * seq_len, 1024)) block(256) args(mc, ms, f32(eps), i64(batch_size * seq_len))
+launch sqrt_ grid(ceil_div(batch_size * seq_len, 1024)) block(256) args(nm, mc, i64(batch_size * seq_len))
+launch mul_row grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(u, p, tm, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
+launch div_row grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(c2, u, nm, i32(hidden_size), i64(batch_size * seq_len * hidden_size))
 # stack, mean over the streams, cast to bf16
-launch stack3 grid(ceil_div(3 * batch_size * seq_len * hidden_size, 256)) block(256) args(stacked, x0, c1, c2, i64(batch_size * seq_len * hidden_size), i64(3 * batch_size * seq_len * hidden_size))
-launch mean3 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(mean, stacked, i64(batch_size * seq_len * hidden_size), i64(batch_size * seq_len * hidden_size))
-launch to_bf16 grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(out, mean, i64(batch_size * seq_len * hidden_size))
+launch stack3 grid(ceil_div(3 * batch_size * seq_len * hidden_size, 1024)) block(256) args(stacked, x0, c1, c2, i64(batch_size * seq_len * hidden_size), i64(3 * batch_size * seq_len * hidden_size))
+launch mean3 grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(mean, stacked, i64(batch_size * seq_len * hidden_size), i64(batch_size * seq_len * hidden_size))
+launch to_bf16 grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(out, mean, i64(batch_size * seq_len * hidden_size))
 */

@@ -33,22 +33,22 @@ scratch grad_residual fp64[batch_size * seq_len * hidden_size]
 scratch grad_act fp64[batch_size * seq_len * intermediate_size]
 scratch grad_pre fp64[batch_size * seq_len * intermediate_size]
 scratch grad_ffn_in fp64[batch_size * seq_len * hidden_size]
-launch widen grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(x64, hidden_states, i64(batch_size * seq_len * hidden_size))
-launch widen grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(act64, gelu_output, i64(batch_size * seq_len * intermediate_size))
-launch widen grid(ceil_div(intermediate_size * hidden_size, 256)) block(256) args(w1_64, fc1_weight, i64(intermediate_size * hidden_size))
-launch widen grid(ceil_div(hidden_size * intermediate_size, 256)) block(256) args(w2_64, fc2_weight, i64(hidden_size * intermediate_size))
+launch widen grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(x64, hidden_states, i64(batch_size * seq_len * hidden_size))
+launch widen grid(ceil_div(batch_size * seq_len * intermediate_size, 1024)) block(256) args(act64, gelu_output, i64(batch_size * seq_len * intermediate_size))
+launch widen grid(ceil_div(intermediate_size * hidden_size, 1024)) block(256) args(w1_64, fc1_weight, i64(intermediate_size * hidden_size))
+launch widen grid(ceil_div(hidden_size * intermediate_size, 1024)) block(256) args(w2_64, fc2_weight, i64(hidden_size * intermediate_size))
 launch row_sum_g grid(batch_size * seq_len) block(256) args(sg, grad_output, ln_weight, i32(hidden_size))
 launch row_sum_gn grid(batch_size * seq_len) block(256) args(sgn, grad_output, ln_weight, normalized, i32(hidden_size))
-launch ln_backward grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256)
+launch ln_backward grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256)
   args(grad_residual, grad_output, ln_weight, normalized, var, sg, sgn, f64(eps), i32(hidden_size), i64(batch_size * seq_len * hidden_size))
 launch col_sum_dy_n grid(ceil_div(hidden_size, 32), 1) block(32, 8) args(grad_ln_weight, grad_output, normalized, i32(batch_size * seq_len), i32(hidden_size))
 launch col_sum_f grid(ceil_div(hidden_size, 32), 1) block(32, 8) args(grad_ln_bias, grad_output, i32(batch_size * seq_len), i32(hidden_size))
 launch col_sum_d grid(ceil_div(hidden_size, 32), 1) block(32, 8) args(grad_fc2_bias, grad_residual, i32(batch_size * seq_len), i32(hidden_size))
 matmul c(grad_fc2_weight) a(grad_residual) b(act64) m(hidden_size) n(intermediate_size) k(batch_size * seq_len) transpose_a
 matmul c(grad_act) a(grad_residual) b(w2_64) m(batch_size * seq_len) n(intermediate_size) k(hidden_size)
-launch gelu_tanh_backward grid(ceil_div(batch_size * seq_len * intermediate_size, 256)) block(256) args(grad_pre, grad_act, fc1_output, i64(batch_size * seq_len * intermediate_size))
+launch gelu_tanh_backward grid(ceil_div(batch_size * seq_len * intermediate_size, 1024)) block(256) args(grad_pre, grad_act, fc1_output, i64(batch_size * seq_len * intermediate_size))
 launch col_sum_d grid(ceil_div(intermediate_size, 32), 1) block(32, 8) args(grad_fc1_bias, grad_pre, i32(batch_size * seq_len), i32(intermediate_size))
 matmul c(grad_fc1_weight) a(grad_pre) b(x64) m(intermediate_size) n(hidden_size) k(batch_size * seq_len) transpose_a
 matmul c(grad_ffn_in) a(grad_pre) b(w1_64) m(batch_size * seq_len) n(hidden_size) k(intermediate_size)
-launch add_d grid(ceil_div(batch_size * seq_len * hidden_size, 256)) block(256) args(grad_hidden_states, grad_residual, grad_ffn_in, i64(batch_size * seq_len * hidden_size))
+launch add_d grid(ceil_div(batch_size * seq_len * hidden_size, 1024)) block(256) args(grad_hidden_states, grad_residual, grad_ffn_in, i64(batch_size * seq_len * hidden_size))
 */
