@@ -19,7 +19,7 @@ using testing::run_mkb;
 constexpr const char *routing = "topk_softmax_routing_mixtral_8x7b_bf16";
 
 std::string solution(const std::string &file) {
-  return read_file(testing::source_dir() + "/problems/moe/" + routing + "/solutions/" + file);
+  return read_file(testing::source_dir() + "/problems/extra/" + routing + "/solutions/" + file);
 }
 
 std::vector<std::string> check(const std::string &dsl, const std::string &file, std::vector<std::string> more = {}) {
