@@ -67,6 +67,17 @@ TEST(CheckCli, ExitCodes) {
   EXPECT_NE(json.out.find(R"("verdict":"compile_error")"), std::string::npos) << json.out;
 }
 
+// A suite of extra problems alone, which a default session refuses, still checks each by its id.
+TEST(CheckCli, AnExtraProblemIsCheckedInASuiteOfExtrasAlone) {
+  testing::temp_dir io, suite_dir;
+  testing::write_problem(suite_dir, "extra", "tiny", testing::tiny_spec("tiny", "extra"));
+  std::string kernel = io.write("k.cu", read_file((suite_dir.path() / "extra/tiny/baseline.cu").string())).string();
+  auto r = run_mkb(io, {"check", "--compile-only", "--suite", suite_dir.path().string(), "--problem", "tiny", "--dsl",
+                        "cuda", kernel});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("COMPILED"), 0u) << r.out << r.err;
+}
+
 TEST(CheckCli, APythonSubmissionThatDoesNotParseExits1) {
   for (const dsl_availability &d : survey_toolchains(config_from_options(nullptr)).dsls)
     if (d.name == "triton" && !d.usable) GTEST_SKIP() << "Triton is not usable here: " << d.detail;
