@@ -185,7 +185,8 @@ typedef struct mkb_open_options {
   const char *dsl_a;             /* first DSL of the pair; NULL: "cute-dsl" */
   const char *dsl_b;             /* second DSL; NULL: "tirx" */
   const char *problems;          /* comma-separated problem ids or shell globs (fnmatch); NULL: all */
-  const char *families;          /* comma-separated family names; NULL: all */
+  const char *families;          /* comma-separated family names; NULL: all but "extra", whose
+                                    problems only an exact id in problems selects */
   uint32_t replicates;           /* 0: 1 */
 
   /* Budget of every attempt, equal for all arms. 0 selects the original benchmark's value. */
@@ -254,12 +255,16 @@ MKB_API mkb_status mkb_open_options_init(mkb_open_options *options, size_t struc
  * `mkb ledger repair` copies its intact records to a new file (docs/PROTOCOL.md, The ledger).
  * Every id, glob and family in problems and families must match the suite: one that matches nothing
  * is an error naming it. An empty string or an empty item there is an error (NULL selects all).
+ * With families NULL, problems of the family "extra" (not the original benchmark's, docs/PROBLEMS.md)
+ * are left out unless an item of problems is exactly their id: a glob does not select them.
  * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_VERSION, MKB_ERR_CONFIG, MKB_ERR_NOT_FOUND,
  *         MKB_ERR_SPEC, MKB_ERR_WORKER, MKB_ERR_IO, MKB_ERR_LEDGER.
  *   MKB_ERR_INVALID_ARGUMENT  session_out is NULL.
  *   MKB_ERR_VERSION    options->struct_size is below the first version of the struct.
  *   MKB_ERR_CONFIG     the text names the field and what was expected; also an empty problems or
- *                      families, lists that select no problem together, a trials glob or directions
+ *                      families, lists that select no problem together, a glob that matches only
+ *                      extra problems left out (or a suite of extra problems alone, families
+ *                      NULL), a trials glob or directions
  *                      that keep no trial, or a gpu_lock_dir (MKB_GPU_LOCK_DIR) that is not a
  *                      writable folder.
  *   MKB_ERR_NOT_FOUND  the suite folder, a DSL, or a problem id, glob or family that matches nothing.

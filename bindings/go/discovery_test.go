@@ -31,7 +31,7 @@ func TestTheBuiltInSuiteListsItsProblems(t *testing.T) {
 		t.Fatalf("%s not among %d problems", routing, len(list.Problems))
 	}
 	p := routingProblem
-	if p.Family != "moe" || p.Description == "" || len(p.Inputs) == 0 || len(p.Outputs) == 0 {
+	if p.Family != "extra" || p.Description == "" || len(p.Inputs) == 0 || len(p.Outputs) == 0 {
 		t.Errorf("%+v", p)
 	}
 	for _, tensor := range append(append([]Tensor{}, p.Inputs...), p.Outputs...) {

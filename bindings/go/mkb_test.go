@@ -30,12 +30,12 @@ func options(t *testing.T) Options {
 		worker = fromBuild(t, "MKB_TEST_WORKER_DOUBLE")
 	}
 	dir := t.TempDir()
-	return Options{WorkerPath: worker, DSLA: "cuda", DSLB: "cuda", Problems: "topk_*", Model: "go",
+	return Options{WorkerPath: worker, DSLA: "cuda", DSLB: "cuda", Problems: "topk_softmax_routing_mixtral_8x7b_bf16", Model: "go",
 		CacheDir: filepath.Join(dir, "cache"), LedgerPath: filepath.Join(dir, "run.ledger")}
 }
 
 func kernel(t *testing.T, timeUS int) string {
-	b, err := os.ReadFile(filepath.Join(root(), "problems/moe/topk_softmax_routing_mixtral_8x7b_bf16/solutions/cuda.cu"))
+	b, err := os.ReadFile(filepath.Join(root(), "problems/extra/topk_softmax_routing_mixtral_8x7b_bf16/solutions/cuda.cu"))
 	if err != nil {
 		t.Fatal(err)
 	}

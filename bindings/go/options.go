@@ -7,8 +7,9 @@ import "C"
 import "unsafe"
 
 // Options of a session, a dry run or a discovery call (mkb_open_options); empty strings and zeros
-// keep the library's defaults. Problems, Families and Trials hold comma-separated shell globs
-// (Trials over ids "<problem>/<dsl>/<arm>/r<replicate>"); Directions "a_to_b", "b_to_a"; GPUs
+// keep the library's defaults. Problems and Trials hold comma-separated shell globs (Trials over
+// ids "<problem>/<dsl>/<arm>/r<replicate>"), Families comma-separated names (empty: all but "extra",
+// whose problems only an exact id in Problems selects: include/mkb.h); Directions "a_to_b", "b_to_a"; GPUs
 // comma-separated device ordinals; TargetArch the architecture compile-only sessions compile for.
 type Options struct {
 	SuitePath, DSLA, DSLB, Problems, Families, Model, LedgerPath, GPUs, WorkerPath, CacheDir, Python, GPULockDir string

@@ -35,11 +35,13 @@ def stored_solution(task: mkb.Task) -> str | None:
 
 
 def replayable(dsls: tuple[str, str]) -> tuple[list[str], list[str]]:
-    """The suite's problems with a stored solution in both DSLs, and the others."""
+    """The problems a default session selects with a stored solution in both DSLs, and the others."""
     have, lack = [], []
     for spec in sorted((ROOT / "problems").glob("*/*/spec.json")):
         if any(part.startswith("_") for part in spec.parts[-3:-1]):
             continue  # set aside, no part of the suite (problems/_template)
+        if spec.parts[-3] == "extra":
+            continue  # not the original's: a default session leaves it out (docs/PROBLEMS.md, Families)
         (have if set(dsls) <= set(stored_solutions(spec.parent)) else lack).append(spec.parent.name)
     return have, lack
 

@@ -47,6 +47,8 @@ int check(const check_options &o) {
   std::string source = read_file(o.file);
   mkb_open_options options = o.session.open_options();
   if (!o.target_arch.empty()) options.target_arch = o.target_arch.c_str();
+  // The session selects the problem checked, by its id: an extra one too, even in a suite of extras.
+  options.problems = o.problem.c_str();
   mkb_session *session = nullptr;
   if (mkb_status s = mkb_open(&options, &session); s != MKB_OK) {
     fmt::print(stderr, "mkb check: {}: {}\n", mkb_status_name(s), mkb_session_errmsg(session));

@@ -19,6 +19,8 @@ struct problems_options {
   bool json = false;
 };
 
+constexpr const char *extra_mark = " (extra: not in default sessions; name it by id or select its family)";
+
 void print_columns(const suite &problems) {
   size_t family_width = std::string_view("family").size(), id_width = std::string_view("problem").size();
   for (const problem &p : problems.problems()) {
@@ -26,8 +28,10 @@ void print_columns(const suite &problems) {
     id_width = std::max(id_width, p.id.size());
   }
   fmt::print("{:<{}}  {:<{}}  {}\n", "family", family_width, "problem", id_width, "description");
+  // Every problem is listed; the extra ones say that a default session leaves them out.
   for (const problem &p : problems.problems())
-    fmt::print("{:<{}}  {:<{}}  {}\n", p.family, family_width, p.id, id_width, p.description);
+    fmt::print("{:<{}}  {:<{}}  {}{}\n", p.family, family_width, p.id, id_width, p.description,
+               p.family == extra_family ? extra_mark : "");
 }
 
 int list(const problems_options &o) {

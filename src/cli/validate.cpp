@@ -250,16 +250,18 @@ int validate(const validate_options &o) {
   try {
     mkb_open_options options = o.session.open_options();
     session_config config = config_from_options(&options);
+    config.families = suite::load(config.suite_path).families(); // the extra problems too
     config.compile_limit = std::chrono::seconds(600); // the suite's own kernels: sound, not quick to compile
     s = std::make_unique<session>(config);
   } catch (const error &e) {
     fmt::print(stderr, "mkb suite validate: {}: {}\n", mkb_status_name(e.status()), e.what());
     return e.status() == MKB_ERR_WORKER ? exit_environment : exit_failed;
   }
-  // Ids or shell globs, comma-separated, matched as mkb_open_options.problems is (suite::select).
+  // Ids or shell globs, comma-separated, matched as mkb_open_options.problems is (suite::select), over
+  // every family: the extra problems that sessions leave out by default are validated too.
   std::vector<const problem *> selected;
   try {
-    selected = s->problems().select(split(o.problem, ','), {});
+    selected = s->problems().select(split(o.problem, ','), s->config().families);
   } catch (const error &) { // a pattern that matches nothing
     return report_not_found("mkb suite validate", "problem", o.problem, problem_ids(o.session.suite),
                             suite_called(s->problems().origin()));

@@ -51,6 +51,13 @@ const problem *suite::find(std::string_view id) const {
   return nullptr;
 }
 
+std::vector<std::string> suite::families() const {
+  std::vector<std::string> out;
+  for (const problem &p : problems_)
+    if (std::find(out.begin(), out.end(), p.family) == out.end()) out.push_back(p.family);
+  return out;
+}
+
 std::vector<const problem *> suite::select(const std::vector<std::string> &patterns,
                                            const std::vector<std::string> &families) const {
   std::set<std::string> ids, family_names;
@@ -61,17 +68,36 @@ std::vector<const problem *> suite::select(const std::vector<std::string> &patte
   for (const std::string &family : families)
     if (!family_names.count(family))
       fail(MKB_ERR_NOT_FOUND, "families: suite {} has no family '{}'{}", origin_, family, suggestion(family, family_names));
-  for (const std::string &pattern : patterns)
-    if (std::none_of(ids.begin(), ids.end(), [&](const std::string &id) { return matches(pattern, id); }))
+
+  // Without families, the extra problems are out unless asked for by id: an agent that names one
+  // gets it, a glob such as "*" stays within the original benchmark's problems.
+  auto left_out = [&](const problem &p) {
+    return families.empty() && p.family == extra_family && std::find(patterns.begin(), patterns.end(), p.id) == patterns.end();
+  };
+  const std::string why_left_out =
+      fmt::format("problems of family '{0}' are left out unless a problem pattern is their exact id or families holds '{0}'",
+                  extra_family);
+  for (const std::string &pattern : patterns) {
+    bool matched = false, kept = false;
+    for (const problem &p : problems_)
+      if (matches(pattern, p.id)) {
+        matched = true;
+        kept = kept || !left_out(p);
+      }
+    if (!matched)
       fail(MKB_ERR_NOT_FOUND, "problems: nothing in suite {} is named '{}'{}", origin_, pattern, suggestion(pattern, ids));
+    if (!kept) fail(MKB_ERR_CONFIG, "problems: '{}' matches only extra problems in suite {}: {}", pattern, origin_, why_left_out);
+  }
 
   std::vector<const problem *> selected;
   for (const problem &p : problems_) {
     bool family_ok = families.empty() || std::find(families.begin(), families.end(), p.family) != families.end();
     bool id_ok = patterns.empty() ||
                  std::any_of(patterns.begin(), patterns.end(), [&](const std::string &pattern) { return matches(pattern, p.id); });
-    if (family_ok && id_ok) selected.push_back(&p);
+    if (family_ok && id_ok && !left_out(p)) selected.push_back(&p);
   }
+  if (selected.empty() && families.empty()) // no patterns either: every problem is extra
+    fail(MKB_ERR_CONFIG, "suite {} holds only extra problems: {}", origin_, why_left_out);
   if (selected.empty())
     fail(MKB_ERR_CONFIG, "problems/families: no problem of suite {} is both in problems \"{}\" and in families \"{}\"",
          origin_, fmt::join(patterns, ","), fmt::join(families, ","));

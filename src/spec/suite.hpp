@@ -5,11 +5,16 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spec/problem.hpp"
 
 namespace mkb {
+
+// The family of problems that are not the original benchmark's (docs/PROBLEMS.md): a selection
+// without families leaves them out, so that a default session runs the original's suite.
+inline constexpr std::string_view extra_family = "extra";
 
 class suite {
 public:
@@ -19,10 +24,14 @@ public:
 
   const std::vector<problem> &problems() const { return problems_; }
   const problem *find(std::string_view id) const;
+  // Every family once, in suite order.
+  std::vector<std::string> families() const;
   // The problems whose id matches one of `patterns` (ids or shell globs, fnmatch(3)) and whose family
-  // is one of `families`, in suite order; an empty list does not restrict. A pattern that matches no
-  // problem, or a family the suite lacks, throws MKB_ERR_NOT_FOUND naming it (and the closest name);
-  // lists that match only apart from each other throw MKB_ERR_CONFIG.
+  // is one of `families`, in suite order; an empty list does not restrict, except that with no
+  // families a problem of extra_family is selected only when a pattern is its exact id (not a glob).
+  // A pattern that matches no problem, or a family the suite lacks, throws MKB_ERR_NOT_FOUND naming it
+  // (and the closest name); a glob that matches only extra problems left out, and lists that match
+  // only apart from each other, throw MKB_ERR_CONFIG.
   std::vector<const problem *> select(const std::vector<std::string> &patterns,
                                       const std::vector<std::string> &families) const;
   // Where it came from: "built-in" or the folder.

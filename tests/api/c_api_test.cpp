@@ -94,7 +94,7 @@ TEST(CApi, ASelectionMustMatchTheSuite) {
                        row{"", nullptr, MKB_ERR_CONFIG, "problems"},
                        row{"topk_*,", nullptr, MKB_ERR_CONFIG, "empty item"},
                        row{nullptr, "", MKB_ERR_CONFIG, "families"},
-                       row{nullptr, "mlp_norm,moee", MKB_ERR_NOT_FOUND, "'moee'; did you mean 'moe'?"}}) {
+                       row{nullptr, "mlp_norm,extr", MKB_ERR_NOT_FOUND, "'extr'; did you mean 'extra'?"}}) {
     mkb_open_options o = double_options();
     o.problems = r.problems;
     o.families = r.families;
@@ -111,7 +111,7 @@ TEST(CApi, EvaluateReturnsAReport) {
   mkb_session *s = nullptr;
   ASSERT_EQ(mkb_open(&o, &s), MKB_OK) << mkb_session_errmsg(s);
   std::string source =
-      read(mkb::testing::source_dir() + "/problems/moe/topk_softmax_routing_mixtral_8x7b_bf16/solutions/cuda.cu") +
+      read(mkb::testing::source_dir() + "/problems/extra/topk_softmax_routing_mixtral_8x7b_bf16/solutions/cuda.cu") +
       "// mkb-double: time_us=10 baseline_us=30\n";
   mkb_report *r = nullptr;
   ASSERT_EQ(mkb_evaluate(s, "topk_softmax_routing_mixtral_8x7b_bf16", "cuda", source.data(), source.size(), &r), MKB_OK)
@@ -172,7 +172,7 @@ TEST(CApi, TheFourArmProtocol) {
   std::filesystem::remove(ledger);
   mkb_open_options o = double_options();
   o.dsl_a = o.dsl_b = "cuda";
-  o.problems = "topk_*";
+  o.problems = "topk_softmax_routing_mixtral_8x7b_bf16";
   o.ledger_path = ledger.c_str();
   o.model = "c-api-test";
   mkb_session *s = nullptr;
@@ -180,7 +180,7 @@ TEST(CApi, TheFourArmProtocol) {
   mkb_task *tasks[8] = {};
   size_t count = 0;
   EXPECT_EQ(mkb_next_task(s, 0, tasks, 0, &count), MKB_ERR_INVALID_ARGUMENT);
-  std::string solution = read(mkb::testing::source_dir() + "/problems/moe/topk_softmax_routing_mixtral_8x7b_bf16/solutions/cuda.cu");
+  std::string solution = read(mkb::testing::source_dir() + "/problems/extra/topk_softmax_routing_mixtral_8x7b_bf16/solutions/cuda.cu");
   int played = 0;
   for (;;) {
     mkb_status st = mkb_next_task(s, 200, tasks, 8, &count);
@@ -191,7 +191,7 @@ TEST(CApi, TheFourArmProtocol) {
       mkb_task *t = tasks[i];
       int arm = mkb_task_arm(t);
       EXPECT_STREQ(mkb_task_problem(t), "topk_softmax_routing_mixtral_8x7b_bf16");
-      EXPECT_STREQ(mkb_task_family(t), "moe");
+      EXPECT_STREQ(mkb_task_family(t), "extra");
       EXPECT_NE(std::string(mkb_task_json(t)).find(mkb_task_id(t)), std::string::npos);
       EXPECT_EQ(mkb_task_source_skill(t) != nullptr, arm >= MKB_ARM_A2B_SKILL);
       std::string source = solution + "// mkb-double: time_us=" + std::to_string(20 - 2 * arm) + "\n";

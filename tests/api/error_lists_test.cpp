@@ -75,7 +75,7 @@ private:
 };
 
 const std::string topk = "topk_softmax_routing_mixtral_8x7b_bf16";
-const fs::path topk_folder = fs::path("problems/moe") / topk;
+const fs::path topk_folder = fs::path("problems/extra") / topk;
 
 std::string kernel(const std::string &directives = "time_us=10") {
   return read(mkb::testing::source_dir() / topk_folder / "solutions/cuda.cu") + "\n// mkb-double: " + directives + "\n";

@@ -19,7 +19,7 @@ using testing::run_mkb;
 constexpr const char *routing = "topk_softmax_routing_mixtral_8x7b_bf16";
 
 std::string solution(const std::string &file) {
-  return read_file(testing::source_dir() + "/problems/moe/" + routing + "/solutions/" + file);
+  return read_file(testing::source_dir() + "/problems/extra/" + routing + "/solutions/" + file);
 }
 
 std::vector<std::string> check(const std::string &dsl, const std::string &file, std::vector<std::string> more = {}) {
@@ -65,6 +65,17 @@ TEST(CheckCli, ExitCodes) {
   EXPECT_EQ(json.exit_code, 1);
   EXPECT_TRUE(testing::is_json(json.out)) << json.out;
   EXPECT_NE(json.out.find(R"("verdict":"compile_error")"), std::string::npos) << json.out;
+}
+
+// A suite of extra problems alone, which a default session refuses, still checks each by its id.
+TEST(CheckCli, AnExtraProblemIsCheckedInASuiteOfExtrasAlone) {
+  testing::temp_dir io, suite_dir;
+  testing::write_problem(suite_dir, "extra", "tiny", testing::tiny_spec("tiny", "extra"));
+  std::string kernel = io.write("k.cu", read_file((suite_dir.path() / "extra/tiny/baseline.cu").string())).string();
+  auto r = run_mkb(io, {"check", "--compile-only", "--suite", suite_dir.path().string(), "--problem", "tiny", "--dsl",
+                        "cuda", kernel});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("COMPILED"), 0u) << r.out << r.err;
 }
 
 TEST(CheckCli, APythonSubmissionThatDoesNotParseExits1) {

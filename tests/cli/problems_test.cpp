@@ -34,6 +34,22 @@ TEST(ProblemsCli, ColumnsAreAlignedToTheLongestEntry) {
   EXPECT_GT(rows, 1u);
 }
 
+// Every problem is listed, and only the extra ones are marked as left out of default sessions.
+TEST(ProblemsCli, ExtraProblemsAreListedAndMarked) {
+  testing::temp_dir io, suite_dir;
+  testing::write_problem(suite_dir, "norm", "tiny", testing::tiny_spec("tiny", "norm"));
+  testing::write_problem(suite_dir, "extra", "spare", testing::tiny_spec("spare", "extra"));
+  auto r = run_mkb(io, {"problems", "--suite", suite_dir.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string header, spare, tiny;
+  ASSERT_TRUE(std::getline(lines, header) && std::getline(lines, spare) && std::getline(lines, tiny)) << r.out;
+  EXPECT_EQ(spare.find("extra"), 0u) << spare;
+  EXPECT_TRUE(spare.ends_with("(extra: not in default sessions; name it by id or select its family)")) << spare;
+  EXPECT_EQ(tiny.find("norm"), 0u) << tiny;
+  EXPECT_EQ(tiny.find("(extra"), std::string::npos) << tiny;
+}
+
 TEST(ProblemsCli, JsonIsWhatMkbListProblemsGives) {
   testing::temp_dir io, suite_dir;
   testing::write_problem(suite_dir, "test", "tiny", testing::tiny_spec());

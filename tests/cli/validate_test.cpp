@@ -62,7 +62,7 @@ TEST(ValidateCli, TheBuiltInSuiteTriesOnlyTheFolderTheEnvironmentNames) {
   EXPECT_NE(r.out.find(std::string("the stored solutions of problem '") + routing + "' are not built into libmkb"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find(elsewhere.path().string() + ": no moe/" + routing + "/spec.json"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(elsewhere.path().string() + ": no extra/" + routing + "/spec.json"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--suite DIR or MKB_SUITE_DATA_DIR"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("FAILED: its stored solutions are not found"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find(std::string(MKB_TEST_SOURCE_DIR) + "/problems"), std::string::npos) << "only that folder is tried: " << r.out;

@@ -44,7 +44,7 @@ endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 # The suite's files are data beside the programs (libmkb embeds no stored solution nor cross-check).
-set(routing share/mkb/problems/moe/topk_softmax_routing_mixtral_8x7b_bf16)
+set(routing share/mkb/problems/extra/topk_softmax_routing_mixtral_8x7b_bf16)
 foreach(path include/mkb.h bin/mkb libexec/mkb-worker lib/libmkb.a lib/cmake/mkb/mkbConfig.cmake lib/pkgconfig/mkb.pc
         lib/pkgconfig/mkb-static.pc
         ${routing}/spec.json ${routing}/solutions/cuda.cu ${routing}/torch_crosscheck.py)

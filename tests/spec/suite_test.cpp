@@ -19,6 +19,7 @@ protected:
   void SetUp() override {
     for (const char *id : {"rmsnorm_a", "rmsnorm_b", "layernorm_a"}) write_problem(dir_, "norm", id, tiny_spec(id, "norm"));
     write_problem(dir_, "moe", "routing_a", tiny_spec("routing_a", "moe"));
+    for (const char *id : {"extra_a", "extra_b"}) write_problem(dir_, "extra", id, tiny_spec(id, "extra"));
     suite_ = std::make_unique<suite>(suite::load(dir_.path()));
   }
 
@@ -77,6 +78,53 @@ TEST_F(SuiteSelection, WhatMatchesNothingIsNamed) {
   std::tie(status, text) = failure({"routing_a"}, {"norm"});
   EXPECT_EQ(status, MKB_ERR_CONFIG) << "each matches, but no problem is in both";
   EXPECT_NE(text.find("routing_a"), std::string::npos) << text;
+}
+
+// The extra family is not the original benchmark's: a default selection leaves it out.
+TEST_F(SuiteSelection, DefaultsLeaveTheExtraFamilyOut) {
+  using list = std::vector<std::string>;
+  EXPECT_EQ(ids({}), (list{"routing_a", "layernorm_a", "rmsnorm_a", "rmsnorm_b"}));
+  EXPECT_EQ(ids({"*"}), (list{"routing_a", "layernorm_a", "rmsnorm_a", "rmsnorm_b"}));
+  EXPECT_EQ(ids({"*_a"}), (list{"routing_a", "layernorm_a", "rmsnorm_a"}));
+}
+
+// An agent that asks for an extra problem by its id gets it, alone or beside others.
+TEST_F(SuiteSelection, AnExactIdSelectsAnExtraProblem) {
+  using list = std::vector<std::string>;
+  EXPECT_EQ(ids({"extra_b"}), (list{"extra_b"}));
+  EXPECT_EQ(ids({"rmsnorm_a", "extra_a"}), (list{"extra_a", "rmsnorm_a"}));
+  EXPECT_EQ(ids({"*", "extra_a"}), (list{"extra_a", "routing_a", "layernorm_a", "rmsnorm_a", "rmsnorm_b"}));
+}
+
+// A glob is no name: one that matches only extra problems says why it selects nothing.
+TEST_F(SuiteSelection, AGlobDoesNotSelectExtraProblems) {
+  for (const std::vector<std::string> &patterns : {std::vector<std::string>{"extra_*"}, {"extra_[a]"}, {"rmsnorm_a", "extra_?"}}) {
+    auto [status, text] = failure(patterns);
+    EXPECT_EQ(status, MKB_ERR_CONFIG) << patterns.back() << ": " << text;
+    EXPECT_NE(text.find("'" + patterns.back() + "' matches only extra problems"), std::string::npos) << text;
+    EXPECT_NE(text.find("exact id or families holds 'extra'"), std::string::npos) << text;
+  }
+}
+
+TEST_F(SuiteSelection, NamingTheExtraFamilySelectsItsProblems) {
+  using list = std::vector<std::string>;
+  EXPECT_EQ(ids({}, {"extra"}), (list{"extra_a", "extra_b"}));
+  EXPECT_EQ(ids({"extra_*"}, {"extra"}), (list{"extra_a", "extra_b"}));
+  EXPECT_EQ(ids({"*_a"}, {"norm", "extra"}), (list{"extra_a", "layernorm_a", "rmsnorm_a"}));
+}
+
+TEST(SuiteLoad, ASuiteOfExtraProblemsAloneSaysWhyADefaultSelectionIsEmpty) {
+  temp_dir dir;
+  write_problem(dir, "extra", "extra_a", tiny_spec("extra_a", "extra"));
+  suite s = suite::load(dir.path());
+  EXPECT_EQ(s.select({"extra_a"}, {}).size(), 1u);
+  try {
+    s.select({}, {});
+    ADD_FAILURE() << "a default selection of extra problems alone selected something";
+  } catch (const error &e) {
+    EXPECT_EQ(e.status(), MKB_ERR_CONFIG) << e.what();
+    EXPECT_NE(std::string(e.what()).find("holds only extra problems"), std::string::npos) << e.what();
+  }
 }
 
 // problems/_template lies beside the suite: loading problems/ leaves it out, naming it loads it.

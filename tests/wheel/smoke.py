@@ -20,7 +20,7 @@ def main(problems: Path, cache_dir: Path) -> None:
     assert b"/.venv/bin/python3" not in (package / "libmkb.so.1").read_bytes(), "libmkb.so.1 records a .venv"
     print(f"libmkb {mkb.version()} from {package}")
 
-    source = (problems / "moe" / PROBLEM / "solutions" / "cuda.cu").read_text()
+    source = (problems / "extra" / PROBLEM / "solutions" / "cuda.cu").read_text()
     # Opening finds the worker beside the library: a session fails to open without it.
     with mkb.Session(compile_only=True, dsl_a="cuda", dsl_b="cuda", problems=[PROBLEM], cache_dir=cache_dir,
                      ledger_path=cache_dir / "run.ledger") as session:

@@ -18,7 +18,7 @@ RMSNORM = "fused_add_rmsnorm_h4096_llama31_8b_bf16"
 
 
 def kernel(time_us: float) -> str:
-    text = (ROOT / "problems" / "moe" / ROUTING / "solutions" / "cuda.cu").read_text()
+    text = (ROOT / "problems" / "extra" / ROUTING / "solutions" / "cuda.cu").read_text()
     return text + f"\n// mkb-double: time_us={time_us} baseline_us=100\n"
 
 
@@ -61,8 +61,8 @@ def test_list_options_take_lists_and_tuples(worker):
     assert [t["arm"] for t in solos["trials"]] == ["solo_a", "solo_b"]
     one_way = mkb.plan(problems=[ROUTING], directions=["a_to_b"], **base)
     assert sorted(t["arm"] for t in one_way["trials"]) == ["a2b_skill", "solo_a", "solo_b"]
-    moe = {folder.name for folder in (ROOT / "problems" / "moe").iterdir() if (folder / "spec.json").is_file()}
-    assert {t["problem"] for t in mkb.plan(families=["moe"], **base)["trials"]} == moe
+    extra = {folder.name for folder in (ROOT / "problems" / "extra").iterdir() if (folder / "spec.json").is_file()}
+    assert {t["problem"] for t in mkb.plan(families=["extra"], **base)["trials"]} == extra
     with pytest.raises(mkb.ConfigError, match='got "0,zero"'):  # the list reached the library, joined
         mkb.plan(gpus=[0, "zero"], **base)
 
@@ -73,7 +73,7 @@ def test_list_options_refuse_other_types():
     with pytest.raises(TypeError, match="gpus: expected a str or a list of str, got float"):
         mkb.plan(gpus=1.5)
     with pytest.raises(TypeError, match="families: expected str items, got NoneType"):
-        mkb.plan(families=["moe", None])
+        mkb.plan(families=["extra", None])
 
 
 # ---- None means the default ----------------------------------------------------------------------

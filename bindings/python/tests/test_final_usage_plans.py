@@ -13,7 +13,7 @@ ROUTING = "topk_softmax_routing_mixtral_8x7b_bf16"
 
 
 def kernel(time_us: float) -> str:
-    text = (ROOT / "problems" / "moe" / ROUTING / "solutions" / "cuda.cu").read_text()
+    text = (ROOT / "problems" / "extra" / ROUTING / "solutions" / "cuda.cu").read_text()
     return text + f"\n// mkb-double: time_us={time_us} baseline_us=100\n"
 
 

@@ -11,7 +11,7 @@ ROUTING = "topk_softmax_routing_mixtral_8x7b_bf16"
 
 
 def kernel(solutions, problem: str, time_us: float) -> str:
-    folder = "moe" if problem == ROUTING else "mlp_norm"
+    folder = "extra" if problem == ROUTING else "mlp_norm"
     text = (solutions / folder / problem / "solutions" / "cuda.cu").read_text()
     return text + f"\n// mkb-double: time_us={time_us} baseline_us=100\n"
 

@@ -78,7 +78,7 @@ class StubChat(BaseHTTPRequestHandler):
         if turn == 0:
             content = "```cuda\nthis does not compile\n/* mkb:plan\nlaunch k grid(1) block(1) args()\n*/\n```"
         elif turn in (1, 2):
-            solution = (ROOT / "problems/moe" / ROUTING / "solutions/cuda.cu").read_text()
+            solution = (ROOT / "problems/extra" / ROUTING / "solutions/cuda.cu").read_text()
             content = f"```cuda\n{solution}\n// mkb-double: time_us={9 if turn == 1 else 20}\n```\n```skill\nbranch-free top-2\n```"
         else:
             content = "DONE"

@@ -18,7 +18,8 @@ pub struct SessionOptions {
     pub dsl_b: Option<String>,
     /// Comma-separated shell globs over problem ids.
     pub problems: Option<String>,
-    /// Comma-separated shell globs over families.
+    /// Comma-separated family names; `None`: every family but `extra`, whose problems only an exact
+    /// id in `problems` selects (include/mkb.h).
     pub families: Option<String>,
     pub replicates: Option<u32>,
     pub budget_seconds: Option<u32>,

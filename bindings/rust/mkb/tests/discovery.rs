@@ -12,7 +12,7 @@ fn the_built_in_suite_lists_its_problems_with_their_tensors() {
     ids.dedup();
     assert_eq!(ids.len(), list.problems.len(), "ids are unique");
     let routing = list.problems.iter().find(|p| p.id == ROUTING).expect(ROUTING);
-    assert_eq!(routing.family, "moe");
+    assert_eq!(routing.family, "extra");
     assert!(!routing.description.is_empty());
     assert!(!routing.inputs.is_empty() && !routing.outputs.is_empty(), "{:?}", routing);
     for tensor in routing.inputs.iter().chain(&routing.outputs) {

@@ -41,7 +41,7 @@ fn options(dir: &Path) -> mkb::SessionOptions {
 }
 
 fn kernel(time_us: u32) -> String {
-    let path = root().join(format!("problems/moe/{}/solutions/cuda.cu", ROUTING));
+    let path = root().join(format!("problems/extra/{}/solutions/cuda.cu", ROUTING));
     std::fs::read_to_string(path).unwrap() + &format!("\n// mkb-double: time_us={} baseline_us=100\n", time_us)
 }
 
