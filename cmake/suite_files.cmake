@@ -18,8 +18,9 @@ endfunction()
 # mkb_suite_grading_files(<out_var> <problems_dir>)
 #
 # The files of the suite that a session needs to grade, and that libmkb therefore embeds: each
-# problem's spec.json and the files it names as reference, baseline, anchor and generators (defaults in
-# docs/PROBLEMS.md). The stored solutions and torch_crosscheck.py (the PyTorch cross-check) stay out,
+# problem's spec.json, the files it names as reference, baseline, anchor and generators (defaults in
+# docs/PROBLEMS.md), and its eager_times.json when it has one (eager PyTorch's times, the original's
+# denominator). The stored solutions and torch_crosscheck.py (the PyTorch cross-check) stay out,
 # since an agent can read whatever the library it links holds; they are installed as data
 # (cmake/install.cmake) and read from disk by the tools that need them (src/spec/suite_data.hpp).
 function(mkb_suite_grading_files out_var problems_dir)
@@ -46,6 +47,9 @@ function(mkb_suite_grading_files out_var problems_dir)
     endif()
 
     list(APPEND files ${spec})
+    # Globbed so that a measurement added later re-runs the configuration and is embedded.
+    file(GLOB eager_times CONFIGURE_DEPENDS ${folder}/eager_times.json)
+    list(APPEND files ${eager_times})
     set(fields reference baseline anchor generators)
     set(defaults reference.md baseline.cu anchor.cu generators.cu)
     foreach(field default IN ZIP_LISTS fields defaults)

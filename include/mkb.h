@@ -442,6 +442,12 @@ MKB_API void mkb_task_release(mkb_task *task) MKB_NOEXCEPT;
  *   time_us            median device time of the whole launch plan in microseconds; NaN if untimed
  *   baseline_us        median of the problem's unfused baseline, timed in the same evaluation
  *   speedup            baseline_us / time_us; NaN if untimed
+ *   eager_us           eager PyTorch's time, host work included, recorded for the GPU model the
+ *                      evaluation ran on in the problem's eager_times.json (docs/PROBLEMS.md, Eager
+ *                      times): the original MetaKernelBench's denominator. NaN if untimed or if no
+ *                      time is recorded for that GPU (the message then says so)
+ *   speedup_vs_eager   eager_us / time_us: the speedup comparable with the original benchmark's,
+ *                      shown first in the message; NaN whenever eager_us is
  *   submission         the submission's number in its task, 1-based, refused ones included; 0 for
  *                      a final evaluation and outside tasks
  *   submissions_left   submissions left in the task's budget after this one
@@ -449,13 +455,16 @@ MKB_API void mkb_task_release(mkb_task *task) MKB_NOEXCEPT;
  *   message            feedback for the agent: verdict, first mismatch or error, times and spread
  *   json               every detail (per-draw seeds, spread, clocks, compile log, time queued for
  *                      the GPU, other processes seen on it while timing) as one JSON object
- * A NULL report yields -1 (verdict), 0, NaN or NULL. */
+ * A NULL report yields -1 (verdict), 0, NaN or NULL. None of these fails or sets an error text.
+ * eager_us and speedup_vs_eager were added in 0.1 without an ABI change (new functions only). */
 MKB_API int32_t mkb_report_verdict(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API int32_t mkb_report_counted(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API int32_t mkb_report_final(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API double mkb_report_time_us(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API double mkb_report_baseline_us(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API double mkb_report_speedup(const mkb_report *report) MKB_NOEXCEPT;
+MKB_API double mkb_report_eager_us(const mkb_report *report) MKB_NOEXCEPT;
+MKB_API double mkb_report_speedup_vs_eager(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API uint32_t mkb_report_submission(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API uint32_t mkb_report_submissions_left(const mkb_report *report) MKB_NOEXCEPT;
 MKB_API double mkb_report_seconds_left(const mkb_report *report) MKB_NOEXCEPT;

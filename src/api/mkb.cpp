@@ -270,6 +270,8 @@ int32_t mkb_report_final(const mkb_report *r) noexcept { return r && r->report.f
 double mkb_report_time_us(const mkb_report *r) noexcept { return r ? r->report.time_us : NAN; }
 double mkb_report_baseline_us(const mkb_report *r) noexcept { return r ? r->report.baseline_us : NAN; }
 double mkb_report_speedup(const mkb_report *r) noexcept { return r ? r->report.speedup : NAN; }
+double mkb_report_eager_us(const mkb_report *r) noexcept { return r ? r->report.eager_us : NAN; }
+double mkb_report_speedup_vs_eager(const mkb_report *r) noexcept { return r ? r->report.speedup_vs_eager : NAN; }
 uint32_t mkb_report_submission(const mkb_report *r) noexcept { return r ? r->report.submission : 0; }
 uint32_t mkb_report_submissions_left(const mkb_report *r) noexcept { return r ? r->report.submissions_left : 0; }
 double mkb_report_seconds_left(const mkb_report *r) noexcept { return r ? r->report.seconds_left : NAN; }

@@ -24,6 +24,10 @@ struct evaluation_report {
   double time_us = NAN;
   double baseline_us = NAN;
   double speedup = NAN;
+  // eager PyTorch's time on the evaluation's GPU (the problem's eager_times.json), the original
+  // benchmark's denominator; NaN where no record names that GPU.
+  double eager_us = NAN;
+  double speedup_vs_eager = NAN; // eager_us / time_us
   double speed_of_light_us = NAN;
   double fraction_of_light = NAN; // speed-of-light time / measured time
   std::string light_bound;        // "memory" or "compute", and the peaks' source
@@ -40,7 +44,7 @@ struct evaluation_report {
   std::string json;    // every detail
 };
 
-// Fills time, speedup and speed-of-light from `result` (the evaluator's last step).
+// Fills time, both speedups and speed-of-light from `result` (the evaluator's last step).
 void complete_report(evaluation_report &report, const problem &p);
 // Renders the message and the JSON from the fields, once they are all known: the evaluator's caller
 // renders, after the protocol layer filled in the budget. Every report has the same JSON shape.

@@ -87,6 +87,7 @@ void collect(const uint8_t *buffer, ledger_contents &c) {
     t.time_us = f->time_us();
     t.baseline_us = f->baseline_us();
     t.speedup = f->speedup();
+    t.eager_us = f->eager_us();
     t.skipped = f->skipped();
     t.skill = str(f->skill());
     t.submissions_used = f->submissions_used();
@@ -273,7 +274,8 @@ void ledger::submission_made(const trial_key &key, const evaluation_report &r, c
   auto body = records::CreateSubmissionMade(
       b, encode_trial(b, key), static_cast<int>(r.submission), r.counted, r.verdict, r.time_us, r.baseline_us, r.speedup,
       b.CreateString(r.source_hash), b.CreateString(source), b.CreateString(r.json), usage.input_tokens,
-      usage.output_tokens, usage.cost_usd, unix_now(), usage.cached_input_tokens, r.submissions_left, r.seconds_left);
+      usage.output_tokens, usage.cost_usd, unix_now(), usage.cached_input_tokens, r.submissions_left, r.seconds_left,
+      r.eager_us);
   append(finish(b, records::Body::SubmissionMade, body.Union()));
 }
 
@@ -290,7 +292,7 @@ void ledger::trial_finished(const trial_result &t) {
       b.CreateString(t.skill), t.submissions_used, t.seconds_used, t.input_tokens, t.output_tokens, t.cost_usd,
       b.CreateString(t.final_source_hash), b.CreateString(t.final_report_json), b.CreateString(t.ended_by),
       t.unix_time ? t.unix_time : unix_now(), t.gpu_wait_ms, t.contended, t.cached_input_tokens,
-      b.CreateString(t.final_kernel));
+      b.CreateString(t.final_kernel), t.eager_us);
   append(finish(b, records::Body::TrialFinished, body.Union()));
   std::lock_guard lock(mutex_);
   loaded_.finished.push_back(t);

@@ -1,5 +1,7 @@
 #include "protocol/scoring.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -114,9 +116,15 @@ struct direction_pairs {
   std::vector<pair_unit> pairs;
   std::vector<unresolved_replicate> unresolved;
   std::array<arm_usage, 3> usage_by_role;
+  std::vector<std::string> without_eager; // ids of passed attempts of the pairs that have no eager time
 };
 
-outcome outcome_of(const trial_result &r) { return {r.passed(), r.speedup}; }
+outcome outcome_of(const trial_result &r, denominator against) {
+  return {r.passed(), against == denominator::eager ? r.speedup_vs_eager() : r.speedup};
+}
+
+// A passed attempt that cannot be scored against eager: none recorded for its GPU, or an older ledger.
+bool lacks_eager(const trial_result &r) { return r.passed() && !std::isfinite(r.speedup_vs_eager()); }
 
 // The arms of one model, problem and replicate: the record each counts, and which were left out stale.
 struct replicate_records {
@@ -157,7 +165,8 @@ sorted_records sort_records(const std::vector<trial_result> &results, const scor
 
 // One direction of one model: a state for every replicate in which one of its roles has a record, a
 // pair for every replicate in which all three have.
-direction_pairs pair_direction(const std::string &model, int skill_arm, const sorted_records &records) {
+direction_pairs pair_direction(const std::string &model, int skill_arm, const sorted_records &records,
+                               denominator against) {
   direction_pairs d;
   d.model = model;
   d.skill_arm = skill_arm;
@@ -188,10 +197,12 @@ direction_pairs pair_direction(const std::string &model, int skill_arm, const so
     p.problem = std::get<1>(id);
     p.family = base->key.family;
     p.replicate = std::get<2>(id);
-    p.base = outcome_of(*base);
-    p.source = outcome_of(*source);
+    p.base = outcome_of(*base, against);
+    p.source = outcome_of(*source, against);
     p.skipped = skill->skipped;
-    p.skill = skill->skipped ? p.base : outcome_of(*skill); // a skipped arm is scored as its base
+    p.skill = skill->skipped ? p.base : outcome_of(*skill, against); // a skipped arm is scored as its base
+    for (const trial_result *r : {source, base, skill})
+      if (!(r == skill && skill->skipped) && lacks_eager(*r)) d.without_eager.push_back(r->key.id());
     p.contended = base->contended || source->contended || (!skill->skipped && skill->contended);
     (p.skipped ? d.skipped : d.resolved) += 1;
     d.pairs.push_back(p);
@@ -204,17 +215,28 @@ struct gathered {
   std::vector<direction_pairs> directions;
 };
 
-gathered gather(const std::vector<trial_result> &results, const score_settings &settings) {
+gathered gather(const std::vector<trial_result> &results, const score_settings &settings, denominator against) {
   sorted_records records = sort_records(results, settings);
   gathered out;
   for (auto &[model, summary] : records.models) {
     for (int skill_arm : {MKB_ARM_A2B_SKILL, MKB_ARM_B2A_SKILL}) {
-      direction_pairs d = pair_direction(model, skill_arm, records);
+      direction_pairs d = pair_direction(model, skill_arm, records, against);
       if (!d.pairs.empty() || !d.unresolved.empty()) out.directions.push_back(std::move(d));
     }
     out.models.push_back(std::move(summary));
   }
   return out;
+}
+
+std::string why_not_against_eager(const std::vector<std::string> &ids) {
+  constexpr size_t shown = 5;
+  std::string listed;
+  for (size_t i = 0; i < ids.size() && i < shown; ++i) listed += fmt::format("{}{}", i ? ", " : "", ids[i]);
+  if (ids.size() > shown) listed += fmt::format(" and {} more", ids.size() - shown);
+  return fmt::format("{} passed {} no eager time ({}): the problem's eager_times.json has no record for the GPU {} ran "
+                     "on, or the ledger is older than eager times",
+                     ids.size(), ids.size() == 1 ? "attempt has" : "attempts have", listed,
+                     ids.size() == 1 ? "it" : "they");
 }
 
 template <typename Keep> std::vector<const pair_unit *> select(const std::vector<pair_unit> &pairs, Keep keep) {
@@ -242,12 +264,17 @@ double arm_usage::mean_submissions() const {
   return trials ? static_cast<double>(submissions) / static_cast<double>(trials) : NAN;
 }
 
-score_report compute_scores(const std::vector<trial_result> &results, const score_settings &settings) {
+const char *denominator_name(denominator d) { return d == denominator::eager ? "eager" : "baseline"; }
+
+namespace {
+
+// Every direction's scores with speedups against `against`; the models' summaries into `models`.
+std::vector<direction_score> score_directions(const std::vector<trial_result> &results, const score_settings &settings,
+                                              denominator against, std::vector<model_summary> *models) {
   scorer sc(settings);
-  gathered g = gather(results, settings);
-  score_report report;
-  report.settings = settings;
-  report.models = std::move(g.models);
+  gathered g = gather(results, settings, against);
+  if (models) *models = std::move(g.models);
+  std::vector<direction_score> out;
   const std::vector<direction_pairs> &directions = g.directions;
   for (const direction_pairs &d : directions) {
     direction_score s;
@@ -255,10 +282,17 @@ score_report compute_scores(const std::vector<trial_result> &results, const scor
     s.source_dsl = d.source_dsl;
     s.target_dsl = d.target_dsl;
     s.direction = d.skill_arm == MKB_ARM_A2B_SKILL ? "a_to_b" : "b_to_a";
+    s.against = against;
     s.resolved = d.resolved;
     s.skipped = d.skipped;
     s.unresolved = d.unresolved;
     s.usage_by_role = d.usage_by_role;
+    if (against == denominator::eager && !d.without_eager.empty()) {
+      s.scored = false;
+      s.why_absent = why_not_against_eager(d.without_eager);
+      out.push_back(std::move(s));
+      continue;
+    }
     auto all = select(d.pairs, [](const pair_unit &) { return true; });
     s.all = sc.group(all);
     s.with_skill = sc.group(select(d.pairs, [](const pair_unit &p) { return !p.skipped; }));
@@ -274,7 +308,8 @@ score_report compute_scores(const std::vector<trial_result> &results, const scor
     // The reverse direction: the other skill arm of the same model on the same problem and replicate.
     const direction_pairs *reverse = nullptr;
     for (const direction_pairs &o : directions)
-      if (o.model == d.model && o.skill_arm != d.skill_arm) reverse = &o;
+      if (o.model == d.model && o.skill_arm != d.skill_arm && (against != denominator::eager || o.without_eager.empty()))
+        reverse = &o; // against eager, a reverse direction without eager times has no ratios
     size_t harmed = 0, source_passed = 0;
     for (const pair_unit &p : d.pairs) {
       s.contended += p.contended;
@@ -292,8 +327,18 @@ score_report compute_scores(const std::vector<trial_result> &results, const scor
     double n = static_cast<double>(d.pairs.size()); // no pairs: both coverages are NaN
     s.skill_coverage = (n - static_cast<double>(s.skipped)) / n;
     s.source_coverage = static_cast<double>(source_passed) / n;
-    report.directions.push_back(std::move(s));
+    out.push_back(std::move(s));
   }
+  return out;
+}
+
+} // namespace
+
+score_report compute_scores(const std::vector<trial_result> &results, const score_settings &settings) {
+  score_report report;
+  report.settings = settings;
+  report.directions_vs_eager = score_directions(results, settings, denominator::eager, nullptr);
+  report.directions = score_directions(results, settings, denominator::baseline, &report.models);
   return report;
 }
 

@@ -74,9 +74,22 @@ struct arm_usage {
   void add(const trial_result &r);
 };
 
+// What a speedup is measured against. Every score is computed against both; eager is shown first.
+enum class denominator {
+  eager,    // eager PyTorch's time recorded for the GPU (eager_times.json): the original's, as in the paper
+  baseline, // baseline.cu, timed beside the submission
+};
+const char *denominator_name(denominator d); // "eager", "baseline"
+
 struct direction_score {
   std::string model, source_dsl, target_dsl;
   std::string direction; // "a_to_b" (A2B_SKILL against SOLO_B) or "b_to_a"
+  denominator against = denominator::baseline;
+  // Against eager, a direction is scored only when every passed attempt among its pairs has an eager
+  // time (a failure scores the floor whatever the denominator); otherwise no figure is given and
+  // `why_absent` names the attempts without one.
+  bool scored = true;
+  std::string why_absent;
   // Replicate states, exclusive: resolved (all three roles recorded, the skill arm ran), skipped
   // (all three recorded, the skill arm skipped) and unresolved. Pairs are resolved + skipped.
   size_t resolved = 0, skipped = 0;
@@ -105,7 +118,8 @@ struct model_summary {
 struct score_report {
   score_settings settings;
   std::vector<model_summary> models;
-  std::vector<direction_score> directions;
+  std::vector<direction_score> directions_vs_eager; // the same directions, in the same order
+  std::vector<direction_score> directions;          // against the baseline
 };
 
 inline constexpr std::array<const char *, 3> score_roles = {"source", "base", "skill"};

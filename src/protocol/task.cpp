@@ -167,6 +167,7 @@ void task::end_locked(const std::string &ended_by) {
     t.time_us = r.time_us;
     t.baseline_us = r.baseline_us;
     t.speedup = r.speedup;
+    t.eager_us = r.eager_us;
     t.final_source_hash = r.source_hash;
   } else {
     r.verdict = MKB_VERDICT_NO_KERNEL;

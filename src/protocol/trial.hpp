@@ -40,6 +40,10 @@ struct trial_result {
   fingerprints prints;
   int verdict = 13; // mkb_verdict of the final evaluation (MKB_VERDICT_NO_KERNEL until one ran)
   double time_us = NAN, baseline_us = NAN, speedup = NAN;
+  // eager PyTorch's time on the final evaluation's GPU (the problem's eager_times.json): the original's
+  // denominator. NaN when none is recorded for that GPU, when nothing was timed, or in an older ledger.
+  double eager_us = NAN;
+  double speedup_vs_eager() const { return eager_us / time_us; }
   bool skipped = false;
   std::string skill;
   int submissions_used = 0;

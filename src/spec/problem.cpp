@@ -1,14 +1,12 @@
 #include "spec/problem.hpp"
 
-#include <flatbuffers/idl.h>
-
 #include <cctype>
 #include <cmath>
 #include <set>
 
-#include "core/embedded_files.hpp"
 #include "core/error.hpp"
 #include "spec/file_source.hpp"
+#include "spec/schema_json.hpp"
 
 namespace mkb {
 
@@ -72,19 +70,6 @@ private:
   std::string id_;
 };
 
-std::vector<uint8_t> parse_spec_json(const std::string &json, const std::string &file) {
-  const embedded_file *schema = find_embedded(embedded::resources(), "spec/problem.fbs");
-  if (!schema) fail(MKB_ERR_INTERNAL, "the spec schema is not built in");
-  flatbuffers::IDLOptions options;
-  options.strict_json = false;
-  flatbuffers::Parser parser(options);
-  std::string schema_text(schema->data);
-  if (!parser.Parse(schema_text.c_str())) fail(MKB_ERR_INTERNAL, "spec schema: {}", parser.error_);
-  if (!parser.Parse(json.c_str(), nullptr, file.c_str())) fail(MKB_ERR_SPEC, "{}", parser.error_);
-  const uint8_t *data = parser.builder_.GetBufferPointer();
-  return std::vector<uint8_t>(data, data + parser.builder_.GetSize());
-}
-
 } // namespace
 
 expr_lookup problem::lookup() const {
@@ -121,7 +106,7 @@ problem load_problem(const file_source &files, const std::string &folder) {
   auto json = files.read(spec_path);
   if (!json) fail(MKB_ERR_SPEC, "{}: cannot read the spec", file);
 
-  std::vector<uint8_t> binary = parse_spec_json(*json, file);
+  std::vector<uint8_t> binary = parse_with_schema("spec/problem.fbs", *json, file);
   flatbuffers::Verifier verifier(binary.data(), binary.size());
   if (!spec::VerifyProblemBuffer(verifier)) fail(MKB_ERR_INTERNAL, "{}: parsed spec fails verification", file);
   const spec::Problem *fb = spec::GetProblem(binary.data());
@@ -353,6 +338,7 @@ problem load_problem(const file_source &files, const std::string &folder) {
     if (d->why()->size() == 0) check.error("baseline_vs_eager_graph.why", "must not be empty");
     p.baseline_vs_eager_graph = d->ratio();
   }
+  p.eager_times = load_eager_times(files, folder, p.id);
   return p;
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/expression.hpp"
 #include "spec/dtype.hpp"
+#include "spec/eager_times.hpp"
 
 namespace mkb {
 
@@ -77,12 +78,17 @@ struct problem {
   std::optional<problem_origin> origin; // empty: not one of the original's problems
   // Declared baseline/eager-graph time ratio where it is outside [0.9, 1.1] (.ci/gpu-validate checks it).
   std::optional<double> baseline_vs_eager_graph;
+  // eager_times.json: eager PyTorch's time per GPU model, none without the file. Outside spec_text and
+  // so outside the fingerprints: a new measurement is no new version of the problem.
+  std::vector<eager_time> eager_times;
 
   // Symbols (integers) and constants (floats) by name, for plan expressions.
   expr_lookup lookup() const;
   const tensor_spec *find_input(std::string_view name) const;
   const tensor_spec *find_output(std::string_view name) const;
   const stored_solution *solution_for(std::string_view dsl) const;
+  // The eager time recorded for `gpu` (the driver's device name), or nullptr.
+  const eager_time *eager_time_for(std::string_view gpu) const { return find_eager_time(eager_times, gpu); }
 };
 
 // Parses and checks `<folder>/spec.json` of `files`. Throws mkb::error(MKB_ERR_SPEC) whose text

@@ -297,9 +297,43 @@ TEST(CApi, DiscoveryListsProblemsAndDsls) {
   EXPECT_EQ(mkb_list_problems(nullptr, nullptr, nullptr), MKB_ERR_INVALID_ARGUMENT);
 }
 
+// The suite of tests/spec/data/eager_suite records 30 us of eager PyTorch for the double's GPU; the
+// built-in problem records none for it.
+TEST(CApi, ReportsGiveTheSpeedupAgainstEagerWhereATimeIsRecorded) {
+  mkb_open_options o = double_options();
+  const std::string suite = mkb::testing::source_dir() + "/tests/spec/data/eager_suite";
+  o.suite_path = suite.c_str();
+  mkb_session *s = nullptr;
+  ASSERT_EQ(mkb_open(&o, &s), MKB_OK) << mkb_session_errmsg(s);
+  std::string source = read(suite + "/test/tiny/baseline.cu") + "\n// mkb-double: time_us=10 baseline_us=30\n";
+  mkb_report *r = nullptr;
+  ASSERT_EQ(mkb_evaluate(s, "tiny", "cuda", source.data(), source.size(), &r), MKB_OK) << mkb_session_errmsg(s);
+  ASSERT_EQ(mkb_report_verdict(r), MKB_VERDICT_PASSED) << mkb_report_message(r);
+  EXPECT_DOUBLE_EQ(mkb_report_eager_us(r), 30.0);
+  EXPECT_DOUBLE_EQ(mkb_report_speedup_vs_eager(r), 3.0);
+  EXPECT_DOUBLE_EQ(mkb_report_speedup(r), 3.0);
+  EXPECT_NE(std::string(mkb_report_message(r)).find("3.000x eager PyTorch on mkb test double (no GPU)"), std::string::npos)
+      << mkb_report_message(r);
+  mkb_report_free(r);
+  mkb_close(s);
+
+  o = double_options();
+  ASSERT_EQ(mkb_open(&o, &s), MKB_OK) << mkb_session_errmsg(s);
+  source = read(mkb::testing::source_dir() + "/problems/moe/topk_softmax_routing_mixtral_8x7b_bf16/solutions/cuda.cu") +
+           "// mkb-double: time_us=10 baseline_us=30\n";
+  ASSERT_EQ(mkb_evaluate(s, "topk_softmax_routing_mixtral_8x7b_bf16", "cuda", source.data(), source.size(), &r), MKB_OK);
+  EXPECT_TRUE(std::isnan(mkb_report_eager_us(r)));
+  EXPECT_TRUE(std::isnan(mkb_report_speedup_vs_eager(r)));
+  EXPECT_NE(std::string(mkb_report_json(r)).find("\"speedup_vs_eager\":null"), std::string::npos);
+  mkb_report_free(r);
+  mkb_close(s);
+}
+
 TEST(CApi, NullHandlesAreSafe) {
   EXPECT_EQ(mkb_report_verdict(nullptr), -1);
   EXPECT_TRUE(std::isnan(mkb_report_speedup(nullptr)));
+  EXPECT_TRUE(std::isnan(mkb_report_eager_us(nullptr)));
+  EXPECT_TRUE(std::isnan(mkb_report_speedup_vs_eager(nullptr)));
   EXPECT_EQ(mkb_report_message(nullptr), nullptr);
   mkb_report_free(nullptr);
   mkb_task_release(nullptr);

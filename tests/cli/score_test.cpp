@@ -60,17 +60,20 @@ TEST(ScoreCli, CsvHasARowPerDirectionAndGroupWithTheFullFigures) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines = lines_of(r.out);
   ASSERT_EQ(s.report.directions.size(), 2u);
-  // all, with skill, two families, source passed, source failed
-  ASSERT_EQ(lines.size(), 1 + 2 * 6u) << r.out;
-  EXPECT_EQ(lines[0], "model,source_dsl,target_dsl,direction,group,pairs,base_s,skill_s,lift_s,lift_s_ci_low,"
+  // Against eager first: these trials have no eager time, so one row without figures per direction. Then
+  // against the baseline: all, with skill, two families, source passed, source failed.
+  ASSERT_EQ(lines.size(), 1 + 2 + 2 * 6u) << r.out;
+  EXPECT_EQ(lines[0], "model,source_dsl,target_dsl,direction,speedup_vs,group,pairs,base_s,skill_s,lift_s,lift_s_ci_low,"
                       "lift_s_ci_high,help,harm,paired_lift");
   const direction_score &d = s.report.directions[0];
-  EXPECT_EQ(lines[1], fmt::format("\"m,1\",{},{},{},all,4,{},{},{},{},{},{},{},{}", d.source_dsl, d.target_dsl, d.direction,
-                                  d.all.base.s, d.all.skill.s, d.all.lift_s(), d.ci_lift_s[0], d.ci_lift_s[1], d.all.help,
-                                  d.all.harm, d.all.paired_lift))
+  EXPECT_EQ(lines[1], fmt::format("\"m,1\",{},{},{},eager,all,4,,,,,,,,", d.source_dsl, d.target_dsl, d.direction));
+  EXPECT_EQ(lines[3], fmt::format("\"m,1\",{},{},{},baseline,all,4,{},{},{},{},{},{},{},{}", d.source_dsl, d.target_dsl,
+                                  d.direction, d.all.base.s, d.all.skill.s, d.all.lift_s(), d.ci_lift_s[0], d.ci_lift_s[1],
+                                  d.all.help, d.all.harm, d.all.paired_lift))
       << "a model name with a comma is quoted";
-  EXPECT_EQ(lines[3].find(fmt::format("\"m,1\",{},{},{},family moe,2,", d.source_dsl, d.target_dsl, d.direction)), 0u) << lines[3];
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), ','), 13 * 13 + 12) << "13 lines of 14 fields, 12 quoted \"m,1\"";
+  EXPECT_EQ(lines[5].find(fmt::format("\"m,1\",{},{},{},baseline,family moe,2,", d.source_dsl, d.target_dsl, d.direction)), 0u)
+      << lines[5];
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), ','), 15 * 14 + 14) << "15 lines of 15 fields, 14 quoted \"m,1\"";
 }
 
 TEST(ScoreCli, MarkdownIsATableWithTheRoundedFigures) {
@@ -78,15 +81,17 @@ TEST(ScoreCli, MarkdownIsATableWithTheRoundedFigures) {
   auto r = run_mkb(s.dir, {"score", "--format", "markdown", s.path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines = lines_of(r.out);
-  ASSERT_EQ(lines.size(), 2 + 2 * 6u) << r.out;
-  EXPECT_EQ(lines[0], "| model | direction | group | pairs | S base | S skill | lift | lift 95% CI | help | harm | paired lift |");
-  EXPECT_EQ(lines[1].find("| --- | --- | --- | ---: |"), 0u) << lines[1];
+  ASSERT_EQ(lines.size(), 2 + 2 + 2 * 6u) << r.out;
+  EXPECT_EQ(lines[0], "| model | direction | speedup vs | group | pairs | S base | S skill | lift | lift 95% CI | help | harm | "
+                      "paired lift |");
+  EXPECT_EQ(lines[1].find("| --- | --- | --- | --- | ---: |"), 0u) << lines[1];
   const direction_score &d = s.report.directions[0];
-  EXPECT_EQ(lines[2], fmt::format("| m,1 | {} -> {} | all | 4 | {:.1f} | {:.1f} | {:+.1f} | [{:+.1f}, {:+.1f}] | {:.2f} | "
-                                  "{:.2f} | {:+.1f}% |",
+  EXPECT_EQ(lines[2], fmt::format("| m,1 | {} -> {} | eager | all | 4 | - | - | - | - | - | - | - |", d.source_dsl, d.target_dsl));
+  EXPECT_EQ(lines[4], fmt::format("| m,1 | {} -> {} | baseline | all | 4 | {:.1f} | {:.1f} | {:+.1f} | [{:+.1f}, {:+.1f}] | "
+                                  "{:.2f} | {:.2f} | {:+.1f}% |",
                                   d.source_dsl, d.target_dsl, d.all.base.s, d.all.skill.s, d.all.lift_s(), d.ci_lift_s[0],
                                   d.ci_lift_s[1], d.all.help, d.all.harm, 100 * d.all.paired_lift));
-  for (const std::string &line : lines) EXPECT_EQ(std::count(line.begin(), line.end(), '|'), 12) << line;
+  for (const std::string &line : lines) EXPECT_EQ(std::count(line.begin(), line.end(), '|'), 13) << line;
 }
 
 TEST(ScoreCli, JsonAndTableAsBefore) {

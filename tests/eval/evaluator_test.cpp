@@ -151,6 +151,25 @@ TEST_F(Evaluator, TimesBecomeSpeedupAndSpeedOfLight) {
   EXPECT_NE(r.json.find("\"speedup\":4"), std::string::npos);
 }
 
+// The eager time is looked up by the name of the GPU the worker ran on (the double's), in the problem's records.
+TEST_F(Evaluator, TheEagerTimeOfTheWorkersGpuGivesSpeedupVsEager) {
+  problem p = routing();
+  p.eager_times.push_back({.gpu = "mkb test double (no GPU)", .eager_us = 100});
+  worker_pool pool(testing::worker_double(), {0});
+  evaluator e(pool, {});
+  evaluation_report r = e.evaluate(p, *find_dsl("cuda"), solution() + "// mkb-double: time_us=25 baseline_us=50\n");
+  ASSERT_EQ(r.verdict, MKB_VERDICT_PASSED) << r.message;
+  EXPECT_DOUBLE_EQ(r.eager_us, 100);
+  EXPECT_DOUBLE_EQ(r.speedup_vs_eager, 4);
+  EXPECT_DOUBLE_EQ(r.speedup, 2);
+  EXPECT_NE(r.json.find("\"speedup_vs_eager\":4"), std::string::npos) << r.json;
+  // The built-in problem has no record for the double's GPU.
+  evaluation_report none = run(testing::worker_double(), solution() + "// mkb-double: time_us=25\n", false);
+  EXPECT_TRUE(std::isnan(none.speedup_vs_eager));
+  EXPECT_NE(none.message.find("no eager PyTorch time is recorded for mkb test double (no GPU)"), std::string::npos)
+      << none.message;
+}
+
 TEST_F(Evaluator, WhatTheWorkerPrintedIsInTheReport) {
   evaluation_report noisy = run(testing::worker_double(), solution() + "\n// mkb-double: print=2\n", false);
   EXPECT_EQ(noisy.verdict, MKB_VERDICT_PASSED) << noisy.message;

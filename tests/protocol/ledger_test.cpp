@@ -55,6 +55,43 @@ TEST(Ledger, RecordsSurviveReopening) {
   EXPECT_TRUE(c.gaps.damage.empty());
 }
 
+// The eager time of a timed trial is recorded, so that scores against eager can be recomputed later.
+TEST(Ledger, RecordsTheEagerTime) {
+  testing::temp_dir dir;
+  auto path = dir.path() / "run.ledger";
+  {
+    auto l = ledger::open(path);
+    trial_result timed = finished("p1", 0, 2.5);
+    timed.time_us = 10;
+    timed.eager_us = 1123.4;
+    l->trial_finished(timed);
+    l->trial_finished(finished("p2", 0, 2.5)); // none recorded for its GPU
+    evaluation_report report;
+    report.submission = 1;
+    report.eager_us = 77.5;
+    l->submission_made(timed.key, report, "source", {});
+  }
+  ledger_contents c = ledger::read(path);
+  ASSERT_EQ(c.finished.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.finished[0].eager_us, 1123.4);
+  EXPECT_DOUBLE_EQ(c.finished[0].speedup_vs_eager(), 112.34);
+  EXPECT_TRUE(std::isnan(c.finished[1].eager_us));
+  ledger_dump dump = ledger::dump_json(path);
+  ASSERT_EQ(dump.records.size(), 3u);
+  EXPECT_NE(dump.records[0].json.find("\"eager_us\": 1123.4"), std::string::npos) << dump.records[0].json;
+  EXPECT_NE(dump.records[2].json.find("\"eager_us\": 77.5"), std::string::npos) << dump.records[2].json;
+}
+
+// A ledger written before the field existed reads, its trials without an eager time (NaN: absent).
+TEST(Ledger, AnOlderLedgerHasNoEagerTimes) {
+  ledger_contents c = ledger::read_intact(std::filesystem::path(MKB_TEST_SOURCE_DIR) / "tests/fuzz/corpus/ledger_reader/four_trials.ledger");
+  ASSERT_FALSE(c.finished.empty());
+  for (const trial_result &t : c.finished) {
+    EXPECT_TRUE(std::isnan(t.eager_us)) << t.key.id();
+    EXPECT_TRUE(std::isnan(t.speedup_vs_eager())) << t.key.id();
+  }
+}
+
 TEST(Ledger, ATornLastRecordIsCutOff) {
   testing::temp_dir dir;
   auto path = dir.path() / "run.ledger";

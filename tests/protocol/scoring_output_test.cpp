@@ -51,7 +51,7 @@ TEST(ScoringOutput, JsonListsStaleTrialsAndUsageByArm) {
 
 TEST(ScoringOutput, JsonGivesReplicateStatesAndWithSkill) {
   std::string json = score_json(results());
-  expect_contains(json, R"("direction":"a_to_b","source_dsl":"a","target_dsl":"b",)"
+  expect_contains(json, R"("direction":"a_to_b","source_dsl":"a","target_dsl":"b","speedup_vs":"baseline","scored":true,)"
                         R"("replicates":{"resolved":1,"unresolved":1,"skipped":0},)"
                         R"("unresolved":[{"problem":"p2","replicate":0,"missing":[)"
                         R"({"role":"source","arm":"solo_a","reason":"stale"},)"
@@ -87,7 +87,7 @@ TEST(ScoringOutput, TableSaysWhenStaleTrialsAreIncluded) {
 
 TEST(ScoringOutput, ADirectionWithNothingResolvedSaysSo) {
   std::string table = score_table({trial("p1", MKB_ARM_SOLO_A, 1.0), trial("p1", MKB_ARM_SOLO_B, 1.0)});
-  expect_contains(table, "model m, A to B (a -> b): 0 paired comparisons");
+  expect_contains(table, "model m, A to B (a -> b), against the baseline: 0 paired comparisons");
   expect_contains(table, "  no resolved replicate yet: nothing to score\n");
   EXPECT_EQ(table.find("R@0.5"), std::string::npos) << table;
 }

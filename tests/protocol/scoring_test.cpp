@@ -120,7 +120,7 @@ TEST(Scoring, TheLatestRecordOfATrialCounts) {
 
 TEST(Scoring, TableAndJsonRender) {
   std::string table = score_table(fixture());
-  EXPECT_NE(table.find("model m, A to B (a -> b): 3 paired comparisons"), std::string::npos) << table;
+  EXPECT_NE(table.find("model m, A to B (a -> b), against the baseline: 3 paired comparisons"), std::string::npos) << table;
   EXPECT_NE(table.find("40.0"), std::string::npos) << table;
   std::string json = score_json(fixture());
   EXPECT_NE(json.find("\"pairs\":3"), std::string::npos);
@@ -326,6 +326,93 @@ TEST(Scoring, UsageSumsAndMeansByArmAndRole) {
   EXPECT_EQ(b_to_a.usage_by_role[2].input_tokens, 1200u);
   EXPECT_EQ(direction(scores, "a").usage_by_role[0].submissions, 9u);
   EXPECT_TRUE(std::isnan(arm_usage{}.mean_seconds()));
+}
+
+} // namespace
+} // namespace mkb
+
+namespace mkb {
+namespace {
+
+// The fixture with eager times: each passed trial takes 10 us and eager PyTorch 20 us on its GPU, so
+// its speedup against eager is 2 whatever its speedup against the baseline.
+std::vector<trial_result> with_eager_times(std::vector<trial_result> results) {
+  for (trial_result &r : results)
+    if (r.passed()) {
+      r.time_us = 10;
+      r.eager_us = 20;
+    }
+  return results;
+}
+
+const direction_score &eager_direction(const score_report &scores, const std::string &source) {
+  for (const direction_score &s : scores.directions_vs_eager)
+    if (s.source_dsl == source) return s;
+  throw std::runtime_error("no direction");
+}
+
+TEST(Scoring, EveryScoreIsComputedAgainstEagerAndAgainstTheBaseline) {
+  score_report scores = compute_scores(with_eager_times(fixture()));
+  ASSERT_EQ(scores.directions_vs_eager.size(), 2u);
+  const direction_score &eager = eager_direction(scores, "a");
+  EXPECT_EQ(eager.against, denominator::eager);
+  EXPECT_TRUE(eager.scored);
+  EXPECT_EQ(eager.all.pairs, 3u);
+  // skill against eager: p1 2, p2 2, p3 fails -> R@0..R@2 2/3, R@4 0; S = 100 * (4 * 2/3) / 5
+  EXPECT_NEAR(eager.all.skill.r[2], 2.0 / 3, 1e-12);
+  EXPECT_NEAR(eager.all.skill.r[3], 2.0 / 3, 1e-12);
+  EXPECT_NEAR(eager.all.skill.r[4], 0, 1e-12);
+  EXPECT_NEAR(eager.all.skill.s, 100 * (4 * 2.0 / 3) / 5, 1e-9);
+  // The baseline's scores are those without eager times.
+  const direction_score &baseline = direction(scores, "a");
+  EXPECT_EQ(baseline.against, denominator::baseline);
+  EXPECT_NEAR(baseline.all.skill.s, 40, 1e-9);
+  EXPECT_NEAR(baseline.all.skill.s, direction(compute_scores(fixture()), "a").all.skill.s, 1e-12);
+}
+
+// One passed attempt without an eager time leaves its direction unscored against eager, and says which;
+// a failed one needs none (it scores the floor whatever the denominator).
+TEST(Scoring, AgainstEagerADirectionNeedsAnEagerTimeForEveryPass) {
+  std::vector<trial_result> results = with_eager_times(fixture());
+  for (trial_result &r : results)
+    if (r.key.problem == "p1" && r.key.arm == MKB_ARM_SOLO_B) r.eager_us = NAN; // solo_b: base of a_to_b, source of b_to_a
+  score_report scores = compute_scores(results);
+  for (const char *source : {"a", "b"}) {
+    const direction_score &eager = eager_direction(scores, source);
+    EXPECT_FALSE(eager.scored) << source;
+    EXPECT_NE(eager.why_absent.find("1 passed attempt has no eager time (p1/b/solo_b/r0)"), std::string::npos)
+        << eager.why_absent;
+    EXPECT_TRUE(direction(scores, source).scored);
+  }
+  std::string table = scores_table(scores), json = scores_json(scores);
+  EXPECT_NE(table.find("  not scored against eager: 1 passed attempt has no eager time"), std::string::npos) << table;
+  EXPECT_NE(json.find(R"("speedup_vs":"eager","scored":false,)"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("why_absent":"1 passed attempt has no eager time (p1/b/solo_b/r0))"), std::string::npos) << json;
+
+  // Failures carry no time: the fixture's have none and it is scored.
+  for (const direction_score &eager : compute_scores(with_eager_times(fixture())).directions_vs_eager)
+    EXPECT_TRUE(eager.scored) << eager.why_absent;
+}
+
+// Eager first wherever both are shown: the table's sections and the JSON's objects.
+TEST(Scoring, EagerIsShownFirst) {
+  score_report scores = compute_scores(with_eager_times(fixture()));
+  std::string table = scores_table(scores);
+  size_t eager = table.find("SPEEDUP AGAINST EAGER PYTORCH"), baseline = table.find("SPEEDUP AGAINST THE BASELINE");
+  ASSERT_NE(eager, std::string::npos) << table;
+  ASSERT_NE(baseline, std::string::npos) << table;
+  EXPECT_LT(eager, baseline);
+  EXPECT_LT(eager, table.find("model m, A to B (a -> b), against eager PyTorch: 3 paired comparisons")) << table;
+  EXPECT_LT(table.find("model m, A to B (a -> b), against eager PyTorch"), baseline) << table;
+  std::string json = scores_json(scores);
+  size_t vs_eager = json.find(R"("vs_eager":{"directions":[{)"), vs_baseline = json.find(R"("vs_baseline":{"directions":[{)");
+  ASSERT_NE(vs_eager, std::string::npos) << json;
+  ASSERT_NE(vs_baseline, std::string::npos) << json;
+  EXPECT_LT(vs_eager, vs_baseline);
+  // "directions" stays, the baseline's, for readers older than eager times.
+  EXPECT_NE(json.find(R"(,"directions":[{"model":"m","direction":"a_to_b","source_dsl":"a","target_dsl":"b","speedup_vs":"baseline")"),
+            std::string::npos)
+      << json;
 }
 
 } // namespace

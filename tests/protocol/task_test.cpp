@@ -7,7 +7,10 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "mkb.h"
+#include "protocol/ledger.hpp"
+#include "protocol/scoring.hpp"
 #include "support/scripted_session.hpp"
 
 namespace mkb {
@@ -179,6 +182,49 @@ TEST(Task, AFinalEvaluationThatCannotRunAtTheDeadlineIsTriedAgainLessAndLessOfte
   EXPECT_FALSE(t.ended()) << "the attempt stays open for finalize";
   EXPECT_EQ(status_of([&] { t.finalize("agent"); }), MKB_ERR_WORKER) << "finalize tries at once";
   EXPECT_EQ(host.evaluations, 3);
+}
+
+} // namespace
+} // namespace mkb
+
+namespace mkb {
+namespace {
+
+// tests/spec/data/eager_suite records 30 us of eager PyTorch for the double's GPU: every submission's
+// report and every finished trial's record carry it, and the session's scores are computed against it.
+TEST(Task, TheEagerTimeOfTheGpuIsReportedRecordedAndScored) {
+  testing::temp_dir dir;
+  session_config c = scripted_config(dir);
+  c.suite_path = (std::filesystem::path(testing::source_dir()) / "tests/spec/data/eager_suite").string();
+  c.problem_patterns = {"tiny"};
+  const std::string source =
+      *try_read_file(std::filesystem::path(*c.suite_path) / "test/tiny/baseline.cu") + "\n// mkb-double: time_us=15 baseline_us=60\n";
+  {
+    session s(c);
+    for (bool done = false; !done;)
+      for (auto &t : s.next_tasks(std::chrono::milliseconds(100), 4, &done)) {
+        evaluation_report r = t->submit(source);
+        ASSERT_EQ(r.verdict, MKB_VERDICT_PASSED) << r.message;
+        EXPECT_DOUBLE_EQ(r.eager_us, 30);
+        EXPECT_DOUBLE_EQ(r.speedup_vs_eager, 2);
+        if (t->key().arm == MKB_ARM_SOLO_A || t->key().arm == MKB_ARM_SOLO_B) t->submit_skill("a skill"); // no skipped arm
+        EXPECT_DOUBLE_EQ(t->finalize("agent").speedup_vs_eager, 2);
+      }
+  }
+  ledger_contents contents = ledger::read(c.ledger_path.value());
+  ASSERT_EQ(contents.finished.size(), 4u);
+  for (const trial_result &t : contents.finished) {
+    EXPECT_DOUBLE_EQ(t.eager_us, 30) << t.key.id();
+    EXPECT_DOUBLE_EQ(t.speedup, 4) << t.key.id();
+  }
+  score_report scores = compute_scores(contents.finished);
+  ASSERT_FALSE(scores.directions_vs_eager.empty());
+  for (const direction_score &d : scores.directions_vs_eager) {
+    EXPECT_TRUE(d.scored) << d.why_absent;
+    EXPECT_NEAR(d.all.base.r[3], 1, 1e-12) << "2x eager: R@2 is 1";
+    EXPECT_NEAR(d.all.base.r[4], 0, 1e-12) << "2x eager: R@4 is 0";
+  }
+  for (const direction_score &d : scores.directions) EXPECT_NEAR(d.all.base.r[4], 1, 1e-12) << "4x the baseline: R@4 is 1";
 }
 
 } // namespace

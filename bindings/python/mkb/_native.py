@@ -112,6 +112,8 @@ _declarations = {
     "mkb_report_time_us": ([P], ctypes.c_double),
     "mkb_report_baseline_us": ([P], ctypes.c_double),
     "mkb_report_speedup": ([P], ctypes.c_double),
+    "mkb_report_eager_us": ([P], ctypes.c_double),
+    "mkb_report_speedup_vs_eager": ([P], ctypes.c_double),
     "mkb_report_submission": ([P], ctypes.c_uint32),
     "mkb_report_submissions_left": ([P], ctypes.c_uint32),
     "mkb_report_seconds_left": ([P], ctypes.c_double),

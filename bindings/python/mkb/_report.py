@@ -25,6 +25,9 @@ class Report:
             self.time_us: float = lib.mkb_report_time_us(handle)
             self.baseline_us: float = lib.mkb_report_baseline_us(handle)
             self.speedup: float = lib.mkb_report_speedup(handle)
+            # eager PyTorch's time on the evaluation's GPU (the original's denominator); NaN when none is recorded
+            self.eager_us: float = lib.mkb_report_eager_us(handle)
+            self.speedup_vs_eager: float = lib.mkb_report_speedup_vs_eager(handle)
             self.submission: int = lib.mkb_report_submission(handle)
             self.submissions_left: int = lib.mkb_report_submissions_left(handle)
             self.seconds_left: float = lib.mkb_report_seconds_left(handle)

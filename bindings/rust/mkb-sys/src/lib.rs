@@ -123,6 +123,8 @@ declare! {
     mkb_report_time_us(report: *const mkb_report) -> c_double;
     mkb_report_baseline_us(report: *const mkb_report) -> c_double;
     mkb_report_speedup(report: *const mkb_report) -> c_double;
+    mkb_report_eager_us(report: *const mkb_report) -> c_double;
+    mkb_report_speedup_vs_eager(report: *const mkb_report) -> c_double;
     mkb_report_submission(report: *const mkb_report) -> u32;
     mkb_report_submissions_left(report: *const mkb_report) -> u32;
     mkb_report_seconds_left(report: *const mkb_report) -> c_double;

@@ -14,6 +14,11 @@ pub struct Report {
     pub time_us: f64,
     pub baseline_us: f64,
     pub speedup: f64,
+    /// Eager PyTorch's time on the evaluation's GPU, the original benchmark's denominator; NaN when
+    /// none is recorded for that GPU.
+    pub eager_us: f64,
+    /// `eager_us / time_us`, the speedup comparable with the original's; NaN when `eager_us` is.
+    pub speedup_vs_eager: f64,
     /// The submission's number in its task, 1-based, refused ones included; 0 for a final evaluation.
     pub submission: u32,
     pub submissions_left: u32,
@@ -32,6 +37,8 @@ impl Report {
             time_us: sys::mkb_report_time_us(r),
             baseline_us: sys::mkb_report_baseline_us(r),
             speedup: sys::mkb_report_speedup(r),
+            eager_us: sys::mkb_report_eager_us(r),
+            speedup_vs_eager: sys::mkb_report_speedup_vs_eager(r),
             submission: sys::mkb_report_submission(r),
             submissions_left: sys::mkb_report_submissions_left(r),
             seconds_left: sys::mkb_report_seconds_left(r),
