@@ -154,8 +154,8 @@ std::optional<worker_response> decode_response(const std::vector<uint8_t> &frame
   } else if (const CompileResult *c = r->body_as_CompileResult()) {
     out.body = compile_answer{c->ok(), c->cache_hit(), str(c->log()), c->cubin_bytes(), c->ptx_bytes(),
                               c->milliseconds(), str(c->key())};
-  } else if (const Progress *p = r->body_as_Progress()) {
-    out.body = stage_report{str(p->stage())};
+  } else if (const Progress *progress = r->body_as_Progress()) {
+    out.body = stage_report{str(progress->stage())};
   } else if (const Failure *f = r->body_as_Failure()) {
     out.body = worker_failure{str(f->message())};
   }
