@@ -17,7 +17,7 @@ import sys
 
 import torch
 
-from draw_files import load_float64, write_draw
+from draw_files import check_each_problem, load_float64, write_draw
 
 # The anchor and the reference compute the same float64 semantics in different orders: they must
 # agree to this fraction of the output's largest magnitude.
@@ -75,23 +75,8 @@ def main():
     parser.add_argument("--problem")
     parser.add_argument("--seed", type=int, default=20261202)
     args = parser.parse_args()
-    results = {}
-    for spec_path in sorted(args.suite.glob("*/*/spec.json")):
-        # Folders set aside (a name starting with '_', problems/_template) are no part of the suite.
-        if any(part.startswith("_") for part in spec_path.relative_to(args.suite).parts[:2]):
-            continue
-        if not (spec_path.parent / CROSSCHECK).exists():
-            continue
-        problem = spec_path.parent.name
-        if args.problem and problem != args.problem:
-            continue
-        print(f"{problem}:", flush=True)
-        try:
-            results[problem] = check_problem(args.mkb, args.suite, args.work, spec_path, args.seed)
-        except Exception as e:  # a broken torch_crosscheck.py or draw is a failure of that problem only
-            print(f"  ERROR: {type(e).__name__}: {e}")
-            results[problem] = False
-        torch.cuda.empty_cache()
+    results = check_each_problem(args.suite, CROSSCHECK, args.problem,
+                                 lambda spec_path: check_problem(args.mkb, args.suite, args.work, spec_path, args.seed))
     agreed = sum(results.values())
     print(f"\nPyTorch cross-check: {agreed} of {len(results)} problems agree with their anchor "
           f"(tolerance {TOLERANCE:g} of max|anchor|)")

@@ -1,5 +1,6 @@
-"""Reading what `mkb draw` writes (index.json and one raw array per tensor) into CUDA tensors, shared by
-the PyTorch cross-check and the eager check."""
+"""What the PyTorch cross-check and the eager check share: the suite's problems that have a given file,
+each checked on its own, and reading what `mkb draw` writes (index.json and one raw array per tensor)
+into CUDA tensors."""
 import json
 import shutil
 import subprocess
@@ -13,6 +14,27 @@ _RAW = {"bf16": np.uint16, "fp16": np.float16, "fp32": np.float32, "fp64": np.fl
 _NATIVE = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32, "fp64": torch.float64,
            "int8": torch.int8, "uint8": torch.uint8, "bool": torch.bool, "int32": torch.int32, "int64": torch.int64,
            "fp8_e4m3": torch.float8_e4m3fn, "fp8_e5m2": torch.float8_e5m2}
+
+
+def check_each_problem(suite, needs, only, check):
+    """check(spec_path) for every problem of `suite` with the file `needs` (only the one named `only`,
+    when given), leaving out the folders set aside (a name starting with '_'). A problem whose check
+    raises fails alone. Returns {problem: what check returned, or False}."""
+    results = {}
+    for spec_path in sorted(suite.glob("*/*/spec.json")):
+        if any(part.startswith("_") for part in spec_path.relative_to(suite).parts[:2]):
+            continue
+        problem = spec_path.parent.name
+        if not (spec_path.parent / needs).exists() or (only and problem != only):
+            continue
+        print(f"{problem}:", flush=True)
+        try:
+            results[problem] = check(spec_path)
+        except Exception as e:  # a broken problem file or draw is a failure of that problem only
+            print(f"  ERROR: {type(e).__name__}: {e}")
+            results[problem] = False
+        torch.cuda.empty_cache()
+    return results
 
 
 def write_draw(mkb, suite, problem, seed, folder):

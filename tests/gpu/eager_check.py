@@ -32,7 +32,7 @@ import sys
 
 import torch
 
-from draw_files import load_float64, load_native, write_draw
+from draw_files import check_each_problem, load_float64, load_native, write_draw
 
 CALLS, KEPT = 30, 20          # timed calls; the last KEPT count
 SLOW_US = 200_000             # above this a call is timed 10 times, the last 5 kept
@@ -218,20 +218,14 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
     torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
-    results, rows = {}, []
-    for spec_path in sorted(args.suite.glob("*/*/spec.json")):
-        if any(part.startswith("_") for part in spec_path.relative_to(args.suite).parts[:2]):
-            continue
-        if not (spec_path.parent / "eager.py").exists() or (args.problem and spec_path.parent.name != args.problem):
-            continue
-        print(f"{spec_path.parent.name}:", flush=True)
-        try:
-            results[spec_path.parent.name], row = check_problem(args, spec_path)
-            rows.append(row)
-        except Exception as e:  # one broken problem fails alone
-            print(f"  ERROR: {type(e).__name__}: {e}")
-            results[spec_path.parent.name] = False
-        torch.cuda.empty_cache()
+    rows = []
+
+    def check(spec_path):
+        passed, row = check_problem(args, spec_path)
+        rows.append(row)
+        return passed
+
+    results = check_each_problem(args.suite, "eager.py", args.problem, check)
     print("\n| problem | eager us | graph us | eager/graph | baseline us | baseline/graph | cuda solution us | vs eager | vs baseline |")
     print("|---|---|---|---|---|---|---|---|---|")
     fmt = lambda v, f="{:.1f}": "-" if v is None else f.format(v)  # noqa: E731
