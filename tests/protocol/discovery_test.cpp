@@ -23,7 +23,7 @@ TEST(Discovery, ProblemsJsonListsEveryProblemWithItsTensors) {
   EXPECT_EQ(json.rfind("{\"suite\":\"built-in\",\"problems\":[{\"id\":", 0), 0u) << json.substr(0, 200);
   for (const problem &p : built_in.problems())
     EXPECT_NE(json.find("{\"id\":\"" + p.id + "\",\"family\":\"" + p.family + "\""), std::string::npos) << p.id;
-  EXPECT_NE(json.find("\"inputs\":[{\"name\":\"x\",\"dtype\":\"bf16\",\"shape\":["), std::string::npos);
+  EXPECT_NE(json.find("\"inputs\":[{\"name\":\"hidden_states\",\"dtype\":\"bf16\",\"shape\":[14509,4096]"), std::string::npos);
 }
 
 TEST(Discovery, AMissingInterpreterMakesEveryPythonDslUnusableAndSaysSo) {

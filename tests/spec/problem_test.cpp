@@ -222,11 +222,11 @@ TEST(Suite, BuiltInSuiteHoldsTheProblemsOfThisRepository) {
   EXPECT_EQ(rms->family, "mlp_norm");
   EXPECT_EQ(rms->inputs[0].name, "hidden_states");
   EXPECT_EQ(rms->inputs[0].count, 14509u * 4096u);
-  ASSERT_EQ(rms->outputs.size(), 1u); // y alone: the residual is read only since the rebuild
-  // An in-place update: the built-in suite's aliased output, in the MLP block that adds the residual.
-  const problem *mlp = s.find("residual_rmsnorm_swiglu_mlp_hermes_bf16");
-  ASSERT_NE(mlp, nullptr);
-  EXPECT_EQ(mlp->outputs[1].aliases, "residual");
+  ASSERT_EQ(rms->outputs.size(), 1u); // y alone: the residual is read only, as the original's reference
+  // The original's problems return new tensors: no output of the built-in suite is written in place
+  // (aliasing is tested on specs of the tests' own, ProblemTest and the evaluation tests).
+  for (const problem &p : s.problems())
+    for (const tensor_spec &out : p.outputs) EXPECT_EQ(out.aliases, "") << p.id << "." << out.name;
   ASSERT_NE(rms->solution_for("cuda"), nullptr);
   const problem *routing = s.find("topk_softmax_routing_mixtral_8x7b_bf16");
   ASSERT_NE(routing, nullptr);
