@@ -5,7 +5,7 @@ this script loads the inputs into float64 (integers into int64) CUDA tensors, ca
 `reference(inputs, symbols, constants)`, and compares every output with the anchor's. Any
 disagreement is a bug in one of the two.
 
-usage: python3 cross_check_torch.py MKB SUITE_DIR WORK_DIR [--problem ID] [--seed S]
+usage: python3 cross_check_torch.py MKB SUITE_DIR WORK_DIR [--problem ID[,ID...]] [--seed S]
 Exit status 0 when every problem agrees, 1 otherwise.
 """
 import argparse

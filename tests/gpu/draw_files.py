@@ -17,15 +17,17 @@ _NATIVE = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32,
 
 
 def check_each_problem(suite, needs, only, check):
-    """check(spec_path) for every problem of `suite` with the file `needs` (only the one named `only`,
-    when given), leaving out the folders set aside (a name starting with '_'). A problem whose check
-    raises fails alone. Returns {problem: what check returned, or False}."""
+    """check(spec_path) for every problem of `suite` with the file `needs` (only those named in `only`,
+    comma-separated ids as `mkb suite validate --problem` takes them, when given), leaving out the
+    folders set aside (a name starting with '_'). A problem whose check raises fails alone. Returns
+    {problem: what check returned, or False}."""
+    wanted = set(only.split(",")) if only else None
     results = {}
     for spec_path in sorted(suite.glob("*/*/spec.json")):
         if any(part.startswith("_") for part in spec_path.relative_to(suite).parts[:2]):
             continue
         problem = spec_path.parent.name
-        if not (spec_path.parent / needs).exists() or (only and problem != only):
+        if not (spec_path.parent / needs).exists() or (wanted and problem not in wanted):
             continue
         print(f"{problem}:", flush=True)
         try:

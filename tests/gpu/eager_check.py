@@ -17,7 +17,7 @@ timed with its host work. A problem's eager.py is that computation. For each pro
 With --record DIR the figures are written as DIR/<family>/<id>/eager_times.json (this GPU's record
 replaced, other GPUs' kept from the suite's file), for the suite to keep.
 
-usage: python3 eager_check.py MKB SUITE_DIR WORK_DIR [--problem ID] [--record DIR]
+usage: python3 eager_check.py MKB SUITE_DIR WORK_DIR [--problem ID[,ID...]] [--record DIR]
 Exit status 0 when every problem passed, 1 otherwise.
 """
 import argparse
