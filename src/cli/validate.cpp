@@ -136,8 +136,11 @@ problem_outcome validate_problem(validation_run &run, const problem &p) {
   out.outputs = p.outputs.size();
   fmt::print(detail, "{} ({}):\n", p.id, p.folder);
   if (p.solutions.empty()) out.failures.push_back("no solution");
-  if (std::none_of(p.solutions.begin(), p.solutions.end(), [](const stored_solution &declared) { return declared.beats_baseline; }))
-    out.failures.push_back("no solution is declared to beat the baseline");
+  bool declared_to_beat =
+      std::any_of(p.solutions.begin(), p.solutions.end(), [](const stored_solution &declared) { return declared.beats_baseline; });
+  if (!declared_to_beat && p.unbeaten_baseline.empty())
+    out.failures.push_back("no solution is declared to beat the baseline (nor the baseline declared unbeaten)");
+  if (!p.unbeaten_baseline.empty()) fmt::print(detail, "  declared unbeaten baseline: {}\n", p.unbeaten_baseline);
   try {
     if (!p.solutions.empty()) run.data.problem_folder(p);
   } catch (const error &e) { // once for the problem rather than once per solution

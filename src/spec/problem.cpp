@@ -338,6 +338,10 @@ problem load_problem(const file_source &files, const std::string &folder) {
     if (d->why()->size() == 0) check.error("baseline_vs_eager_graph.why", "must not be empty");
     p.baseline_vs_eager_graph = d->ratio();
   }
+  if (const spec::UnbeatenBaseline *u = fb->unbeaten_baseline()) {
+    if (u->why()->size() == 0) check.error("unbeaten_baseline.why", "must not be empty");
+    p.unbeaten_baseline = u->why()->str();
+  }
   p.eager_times = load_eager_times(files, folder, p.id);
   return p;
 }

@@ -78,6 +78,8 @@ struct problem {
   std::optional<problem_origin> origin; // empty: not one of the original's problems
   // Declared baseline/eager-graph time ratio where it is outside [0.9, 1.1] (.ci/gpu-validate checks it).
   std::optional<double> baseline_vs_eager_graph;
+  // Why no stored solution beats the baseline, with figures; empty: one must (mkb suite validate).
+  std::string unbeaten_baseline;
   // eager_times.json: eager PyTorch's time per GPU model, none without the file. Outside spec_text and
   // so outside the fingerprints: a new measurement is no new version of the problem.
   std::vector<eager_time> eager_times;

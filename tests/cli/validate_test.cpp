@@ -33,6 +33,25 @@ TEST(ValidateCli, ASuiteFolderMissingASolutionFailsTheProblemNamingTheFile) {
   EXPECT_NE(r.out.find("FAILED: the cuda solution: not found"), std::string::npos) << r.out;
 }
 
+TEST(ValidateCli, EveryStoredSolutionDeclaredSlowerNeedsTheBaselineDeclaredUnbeaten) {
+  temp_dir suite, io;
+  std::string spec = testing::tiny_spec();
+  spec.insert(spec.rfind('}'), R"(, "solutions": [ { "dsl": "cuda", "file": "solutions/cuda.cu", "beats_baseline": false } ])");
+  std::string solution = "extern \"C\" __global__ void k(const float *x, float *y, int n) {}\n"
+                         "/* mkb:plan\nlaunch k grid(1) block(1) args(x, y, i32(n))\n*/\n";
+  testing::write_problem(suite, "test", "tiny", spec, {{"solutions/cuda.cu", solution}});
+  auto r = run_mkb(io, {"suite", "validate", "--compile-only", "--suite", suite.path().string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("no solution is declared to beat the baseline (nor the baseline declared unbeaten)"), std::string::npos)
+      << r.out;
+
+  spec.insert(spec.rfind('}'), R"(, "unbeaten_baseline": { "why": "cuBLAS-bound, 0.96x measured" })");
+  testing::write_problem(suite, "test", "tiny", spec, {{"solutions/cuda.cu", solution}});
+  r = run_mkb(io, {"suite", "validate", "--compile-only", "--suite", suite.path().string()});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("declared unbeaten baseline: cuBLAS-bound, 0.96x measured"), std::string::npos) << r.out;
+}
+
 TEST(ValidateCli, AProblemWithAnOriginalsNumberNamesItsOriginAndKeepsEagerPy) {
   temp_dir suite, io;
   std::string spec = testing::tiny_spec();

@@ -200,6 +200,20 @@ TEST(Problem, OriginNamesTheOriginalsFileAtACommit) {
   EXPECT_NE(kind.find("masked"), std::string::npos) << kind;
 }
 
+TEST(Problem, AnUnbeatenBaselineIsDeclaredWithWhy) {
+  auto with = [](const std::string &declaration) {
+    std::string spec = tiny_spec();
+    return spec.insert(spec.rfind('}'), R"(, "unbeaten_baseline": )" + declaration);
+  };
+  temp_dir dir;
+  write_problem(dir, "test", "tiny", with(R"({ "why": "cuBLAS-bound: 1.00x measured" })"));
+  EXPECT_EQ(load_problem(directory_source(dir.path()), "test/tiny").unbeaten_baseline, "cuBLAS-bound: 1.00x measured");
+  write_problem(dir, "test", "tiny", tiny_spec());
+  EXPECT_EQ(load_problem(directory_source(dir.path()), "test/tiny").unbeaten_baseline, "");
+  std::string silent = spec_error(with(R"({ "why": "" })"));
+  EXPECT_NE(silent.find("unbeaten_baseline.why: must not be empty"), std::string::npos) << silent;
+}
+
 TEST(Problem, ABaselineDepartingFromEagerDeclaresTheRatioAndWhy) {
   auto with = [](const std::string &departure) {
     std::string spec = tiny_spec();
