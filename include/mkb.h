@@ -368,7 +368,8 @@ MKB_API mkb_status mkb_submit_attempt(mkb_task *task, const char *source, size_t
  * DSLs in their sandbox), NVRTC for the architecture the task's evaluations compile for, and the launch
  * plan resolved and checked against the compiled code (entries, parameter lists). Nothing is run and
  * no GPU is used, in a compile-only session or not: NVRTC runs in a compile worker process beside the
- * GPU workers, not behind their evaluations, so that a hostile kernel cannot crash the caller.
+ * GPU workers, not queued behind their evaluations (a compile-only session's one worker does both),
+ * so that a hostile kernel cannot crash the caller.
  * It spends no submission, and may be made with none left; it takes the attempt's wall clock, which
  * keeps running as the original's agents' time did while they compiled in their sandbox. Each check
  * is recorded in the ledger (docs/PROTOCOL.md, Compile checks). Blocks while the check runs.
