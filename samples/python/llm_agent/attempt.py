@@ -15,11 +15,11 @@ from .usage import Prices, usage_counts
 
 SYSTEM = ("You are an expert GPU kernel engineer working on one task through tools. The task text names "
           "library calls; here they are tools: submit evaluates a kernel (mkb_submit_attempt) and costs one "
-          "of your few submissions, compile checks that a kernel compiles and costs none, keep_skill "
-          "replaces your skill (mkb_submit_skill), set_final names a submission as your final kernel "
-          "(mkb_task_set_final_submission), budget says what is left, and finish ends the attempt. Compile "
-          "until your kernel compiles, then submit; keep your skill up to date after every submission; "
-          "call finish when you cannot make your kernel faster.")
+          "of your few submissions; compile checks that a kernel compiles (mkb_task_compile) and costs "
+          "none; keep_skill replaces your skill (mkb_submit_skill); set_final names a submission as your "
+          "final kernel (mkb_task_set_final_submission); budget says what is left; finish ends the attempt. "
+          "Compile until your kernel compiles, then submit; keep your skill up to date after every "
+          "submission; call finish when you cannot make your kernel faster.")
 NUDGE = ("Continue by calling a tool: compile, submit, keep_skill, set_final, budget, or finish when you are "
          "done.")
 CLOSING = ("No submissions are left. If you have not yet, update your skill with keep_skill and name your "

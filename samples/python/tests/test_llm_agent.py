@@ -122,6 +122,9 @@ def test_a_429_with_retry_after_was_waited_for_and_retried(run):
 def test_compile_checks_cost_no_submission(run):
     for arm, body in run["finished"].items():
         assert body["submissions_used"] == (0 if arm == storm_arm(run) else 1), arm  # after two compiles each
+    (scored,) = mkb.score_ledgers([run["ledger"]])["models"]
+    assert {arm: usage["compile_checks"] for arm, usage in scored["usage"].items()} == \
+        {arm: 0 if arm == storm_arm(run) else 2 for arm in run["finished"]}  # the ledger recorded them
     for name, records in run["transcripts"].items():
         results = [r["result"] for r in records if r["type"] == "tool"]
         if storm_arm(run) in name:
