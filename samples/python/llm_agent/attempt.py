@@ -100,7 +100,8 @@ class Attempt:
         self.sent = len(self.messages)
 
         def retried(retry: Retry) -> None:
-            self.log(f"{retry.error[:200]}; retry {retry.attempt}/{self.chat.max_retries} in {retry.wait_s:.1f} s")
+            status = f"HTTP {retry.status}: " if retry.status else ""
+            self.log(f"{status}{retry.error[:200]}; retry {retry.attempt}/{self.chat.max_retries} in {retry.wait_s:.1f} s")
             self.transcript.write("retry", turn=turn, attempt=retry.attempt, status=retry.status,
                                   error=retry.error, wait_s=retry.wait_s)
 

@@ -116,7 +116,7 @@ def test_a_429_with_retry_after_was_waited_for_and_retried(run):
     limited_at, body, _ = log[index]
     retried_at = next(t for t, b, s in log[index + 1:] if b["messages"] == body["messages"])
     assert retried_at - limited_at >= 1.0
-    assert "rate limited; retry 1/2 in 1.0 s" in run["out"].stdout
+    assert "HTTP 429: rate limited; retry 1/2 in 1.0 s" in run["out"].stdout
 
 
 def test_compile_checks_cost_no_submission(run):
