@@ -80,9 +80,9 @@ def _measured(value: float) -> Optional[float]:
     return None if math.isnan(value) else value
 
 
-def result(text: str, structured: BaseModel) -> CallToolResult:
+def result(text: str, structured: BaseModel, failed: bool = False) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)],
-                          structured_content=structured.model_dump(mode="json"))
+                          structured_content=structured.model_dump(mode="json"), is_error=failed)
 
 
 def task_result(entry: Entry) -> CallToolResult:
@@ -112,10 +112,12 @@ def done_result() -> CallToolResult:
                   "The session is complete.", NextTask(done=True, task=None))
 
 
-def report_result(report: mkb.Report, note: str = "") -> CallToolResult:
+def report_result(report: mkb.Report, note: str = "", passes: tuple[mkb.Verdict, ...] = ()) -> CallToolResult:
+    """The report as the text the library wrote for the agent, and its figures. With `passes`, a verdict
+    outside them marks the result an error (isError): the kernel did not get through the step."""
     info = ReportInfo(verdict=report.verdict.name, counted=report.counted, final=report.final,
                       submission=report.submission, submissions_left=report.submissions_left,
                       seconds_left=report.seconds_left, time_us=_measured(report.time_us),
                       speedup=_measured(report.speedup), speedup_vs_eager=_measured(report.speedup_vs_eager),
                       message=report.message)
-    return result(report.message + note, info)
+    return result(report.message + note, info, failed=bool(passes) and report.verdict not in passes)

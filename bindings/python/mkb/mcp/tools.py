@@ -21,10 +21,14 @@ TaskId = Annotated[str, Field(description="The task's id as next_task returned i
 Source = Annotated[str, Field(description="The whole kernel source in the task's DSL, launch plan included, as the "
                                           "instruction's 'How to submit' section describes.")]
 SkillText = Annotated[str, Field(description="The whole skill text; it replaces the previous one ('' clears it).")]
-SubmissionNumber = Annotated[Optional[int], Field(description="The number of one of your earlier submissions that "
+SubmissionNumber = Annotated[Optional[int], Field(ge=1, description="The number of one of your earlier submissions that "
                                                               "entered evaluation (its report's 'submission').")]
 FinalSource = Annotated[Optional[str], Field(description="A kernel source to grade as final instead, as it is; one "
                                                          "that cannot enter evaluation fails the attempt.")]
+
+
+# A submission's success: PASSED, or COMPILED where a compile-only session runs nothing.
+SUBMIT_PASSES = (mkb.Verdict.PASSED, mkb.Verdict.COMPILED)
 
 
 @contextmanager
@@ -55,25 +59,26 @@ def register(server: MCPServer, board: Board, max_open: int) -> None:
         "Check that a kernel compiles, for free: it is compiled exactly as a submission would be (the DSL's "
         "frontend, then NVRTC) and its launch plan is checked against the compiled code, but nothing runs. "
         "Spends NO submission; the seconds it takes to compile do count against the task's wall clock. Returns "
-        "COMPILED, or COMPILE_ERROR, LAUNCH_ERROR or REFUSED with the compiler's messages, and the budget left. "
+        "COMPILED, or (as an error result) COMPILE_ERROR, LAUNCH_ERROR or REFUSED with the compiler's messages, and "
+        "the budget left. "
         "Fix compile errors here before you submit: a submission that fails to compile still spends one."))
     def compile(task_id: TaskId, source: Source) -> Annotated[CallToolResult, results.ReportInfo]:
         with _as_tool_errors(), board.open_task(task_id) as task:
             report = task.compile(source)
-        return results.report_result(report)
+        return results.report_result(report, passes=(mkb.Verdict.COMPILED,))
 
     @server.tool(description=(
         "Submit a kernel for grading: it is compiled, checked for correctness on fresh random inputs against a "
         "float64 reference, and timed against the unfused baseline. SPENDS ONE of the task's counted submissions "
         "(see budget), even when the kernel fails to compile or is wrong; only a submission that cannot enter "
         "evaluation at all (REFUSED: empty, too large, no parsable launch plan) is free. Blocks while it is "
-        "evaluated (seconds to minutes of the task's clock). Returns the verdict, the time and speedups, the "
-        "first mismatch when wrong, the submission's number (for set_final), and the submissions and seconds "
-        "left. Fails once the budget is spent: then call finish."))
+        "evaluated (seconds to minutes of the task's clock). Returns the verdict (an error result unless PASSED), "
+        "the time and speedups, the first mismatch when wrong, the submission's number (for set_final), and "
+        "the submissions and seconds left. Fails once the budget is spent: then call finish."))
     def submit(task_id: TaskId, source: Source) -> Annotated[CallToolResult, results.ReportInfo]:
         with _as_tool_errors(), board.open_task(task_id) as task:
             report = task.submit(source)
-        return results.report_result(report)
+        return results.report_result(report, passes=SUBMIT_PASSES)
 
     @server.tool(description=(
         "Replace the task's skill: a short note in plain language that would help a fresh attempt at this same "
