@@ -199,11 +199,17 @@ def test_the_streamable_http_transport_on_loopback(tmp_path, worker):
                 assert taken.structured_content["task"]["problem"] == ROUTING
                 task_id = taken.structured_content["task"]["task_id"]
                 assert not (await call(client, "keep_skill", task_id=task_id, text="over HTTP")).is_error
+                return task_id
 
-        run(body)
+        task_id = anyio.run(body)
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        stopped = process.wait(timeout=30)
+    assert stopped == 0, process.stderr.read().decode()  # stopped cleanly: the session closed
+    # The task left open is planned again when the ledger is resumed.
+    plan = mkb.plan(ledger_path=str(tmp_path / "run.ledger"), dsl_a="cuda", dsl_b="cuda", problems=ROUTING,
+                    model="mcp-test")
+    assert {t["id"]: t["state"] for t in plan["trials"]}[task_id] == "interrupted"
 
 
 def test_a_session_that_cannot_open_exits_1_with_the_library_message(tmp_path, worker):

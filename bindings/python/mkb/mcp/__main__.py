@@ -4,6 +4,7 @@ Exit status: 0 when the client went away, 1 when the session cannot open or the 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from contextlib import contextmanager, nullcontext
 from importlib import metadata
@@ -29,6 +30,10 @@ def _std_streams_diverted() -> Iterator[None]:
         os.dup2(saved[1], 1)
         for fd in (*saved, null):
             os.close(fd)
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _sdk_problem() -> Optional[str]:
@@ -57,12 +62,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"mkb.mcp: cannot open the session: {error}", file=sys.stderr)
         return 1
     server, board = build(session, args.max_open_tasks)
+    # SIGTERM (what MCP clients send a server that outlives its stdin, and what stops an HTTP one)
+    # ends serving as Ctrl-C does, so that the session is closed below.
+    signal.signal(signal.SIGTERM, _stop)
     try:
         serve(server, args.http, args.host)
+    except KeyboardInterrupt:
+        pass
     finally:
-        # Tasks still open end without a final evaluation; resuming the ledger plans them again.
-        session.close()
-        board.close()
+        board.close(session.close)
     return 0
 
 

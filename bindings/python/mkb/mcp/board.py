@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import mkb
 
@@ -97,11 +97,20 @@ class Board:
         task.close()
         return report
 
-    def close(self) -> None:
-        """Releases the open tasks' handles; call after the session is closed, so that they end without
-        a final evaluation and are planned again when the ledger is resumed."""
+    def close(self, close_session: Callable[[], None]) -> None:
+        """Ends the session: waits for the calls in flight (no call may run on a session or its tasks while
+        it closes), closes it with `close_session`, so that the open tasks end without a final evaluation
+        and are planned again when the ledger is resumed, then releases their handles."""
         with self._lock:
-            for entry in self._entries.values():
-                if entry.task is not None:
-                    entry.task.close()
-                    entry.task = None
+            entries = list(self._entries.values())
+            for entry in entries:
+                entry.lock.acquire()
+            try:
+                close_session()
+                for entry in entries:
+                    if entry.task is not None:
+                        entry.task.close()
+                        entry.task = None
+            finally:
+                for entry in entries:
+                    entry.lock.release()
