@@ -1,6 +1,6 @@
 """python3 -m mkb.mcp --ledger FILE [options]: serves one libmkb session over MCP (docs/MCP.md).
-Exit status: 0 when the client went away, 1 when the session cannot open or the MCP SDK is missing,
-2 for a bad command line."""
+Exit status: 0 when the client went away or the server was stopped (SIGTERM, Ctrl-C), 1 when the
+session cannot open or the MCP SDK is missing, 2 for a bad command line."""
 from __future__ import annotations
 
 import os

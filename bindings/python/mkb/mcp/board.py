@@ -43,10 +43,6 @@ class Board:
         self._lock = threading.Lock()
         self._entries: dict[str, Entry] = {}
 
-    def open_ids(self) -> list[str]:
-        with self._lock:
-            return [e.id for e in self._entries.values() if e.task is not None]
-
     def take(self) -> Optional[Entry]:
         """The next task, or None when every task of the session has been handed out. BoardError when
         the open tasks are at the limit, or none is ready (skill arms wait for their source solos)."""
