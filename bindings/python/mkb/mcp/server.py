@@ -18,9 +18,9 @@ mkb://task/<id>/reference), write a kernel, compile it (free) until it compiles,
 the task's submissions), improve it, keep your skill up to date with keep_skill, name your best kernel
 with set_final, then finish; then next_task again until it says done. The task's wall clock runs from
 next_task to finish, through compiles and submissions alike; budget says what is left.
-The instruction names the library's C functions; here they are tools: mkb_submit_attempt is submit,
-mkb_submit_skill is keep_skill, mkb_task_set_final and mkb_task_set_final_submission are set_final (with
-source or with submission), mkb_finalize is finish."""
+The instruction names the library's C functions; here they are tools: mkb_task_compile is compile,
+mkb_submit_attempt is submit, mkb_submit_skill is keep_skill, mkb_task_set_final and
+mkb_task_set_final_submission are set_final (with source or with submission), mkb_finalize is finish."""
 
 
 def build(session: mkb.Session, max_open: int) -> tuple[MCPServer, Board]:
