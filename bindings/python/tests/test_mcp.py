@@ -4,6 +4,7 @@ which come back as error results while the server keeps serving. Skipped, with t
 the SDK is not importable (scripts/setup installs it)."""
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -73,6 +74,9 @@ def test_a_whole_four_arm_session_over_stdio(tmp_path, worker, mkb_cli):
                 assert task["budget_submissions"] == 10 and task["budget_seconds"] == 2400
                 assert task_id in taken.content[0].text and task["instruction"] in taken.content[0].text
                 assert (task["source_skill"] is not None) == task["arm"].endswith("_skill")
+                # Every C function the instruction names is mapped onto a tool in the server's instructions.
+                named = set(re.findall(r"\bmkb_\w+", task["instruction"]))
+                assert named and named <= set(re.findall(r"\bmkb_\w+", client.instructions))
                 if task["arm"] == "a2b_skill":  # receives what solo_a kept
                     assert f"skill of {ROUTING}/cuda/solo_a/r0" in task["source_skill"]
 
