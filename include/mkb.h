@@ -141,7 +141,9 @@ enum mkb_verdict {
   MKB_VERDICT_OUT_OF_MEMORY = 9,  /* the plan's scratch or the launch exhausted device memory */
   MKB_VERDICT_CRASHED = 10,       /* the GPU worker died while running the submission */
   MKB_VERDICT_INCONSISTENT = 11,  /* correct at first, wrong when re-verified during timing */
-  MKB_VERDICT_COMPILED = 12,      /* compile-only session (no GPU): compiled and checked, not run */
+  MKB_VERDICT_COMPILED = 12,      /* compiled and the plan checked against the code, not run: a
+                                     compile check (mkb_task_compile), or any evaluation in a
+                                     compile-only session (no GPU) */
   MKB_VERDICT_NO_KERNEL = 13      /* final evaluation of an attempt that never had a kernel evaluated */
 };
 
@@ -292,8 +294,8 @@ MKB_API const char *mkb_session_errmsg(const mkb_session *session) MKB_NOEXCEPT;
 /* Tasks                                                                                          */
 /* ---------------------------------------------------------------------------------------------- */
 
-/* A task's wall clock. mkb_submit_attempt(), mkb_task_set_final() and mkb_task_set_final_submission()
- * called after the task's deadline, before the session's deadline watcher (which looks every 200 ms)
+/* A task's wall clock. mkb_submit_attempt(), mkb_task_compile(), mkb_task_set_final() and
+ * mkb_task_set_final_submission() called after the task's deadline, before the session's deadline watcher (which looks every 200 ms)
  * ended the attempt, end it first, as mkb_finalize() does, and return MKB_ERR_BUDGET; once it has
  * ended they return MKB_ERR_STATE. When that final evaluation cannot run or its record cannot be
  * written they return what mkb_finalize() would (MKB_ERR_SPEC, MKB_ERR_WORKER, MKB_ERR_IO) and the
@@ -360,6 +362,44 @@ MKB_API const char *mkb_task_errmsg(const mkb_task *task) MKB_NOEXCEPT;
  *                    could not be recorded, or a Python DSL's frontend could not be written. */
 MKB_API mkb_status mkb_submit_attempt(mkb_task *task, const char *source, size_t size,
                                       mkb_report **report_out) MKB_NOEXCEPT;
+
+/* Checks that a kernel compiles, for free: `size` bytes of `source` (copied) in the task's DSL submission
+ * format go through the steps an evaluation takes before it runs anything: the DSL's frontend (Python
+ * DSLs in their sandbox), NVRTC for the architecture the task's evaluations compile for, and the launch
+ * plan resolved and checked against the compiled code (entries, parameter lists). Nothing is run and
+ * no GPU is used, in a compile-only session or not: NVRTC runs in a compile worker process beside the
+ * GPU workers, not behind their evaluations, so that a hostile kernel cannot crash the caller.
+ * It spends no submission, and may be made with none left; it takes the attempt's wall clock, which
+ * keeps running as the original's agents' time did while they compiled in their sandbox. Each check
+ * is recorded in the ledger (docs/PROTOCOL.md, Compile checks). Blocks while the check runs.
+ * On MKB_OK *report_out is a new report owned by the caller: verdict MKB_VERDICT_COMPILED, whose
+ * message says "compiles; N launches checked", or what those steps would give a submission, with the
+ * compiler's log or the reason: MKB_VERDICT_COMPILE_ERROR, MKB_VERDICT_LAUNCH_ERROR (the plan does not
+ * match the code), MKB_VERDICT_REFUSED (empty, over budget_source_bytes, an unparsable plan, an
+ * infrastructure failure), MKB_VERDICT_CRASHED (the compile worker died twice). Its counted and
+ * submission are 0; submissions_left and seconds_left say what is left.
+ * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_STATE, MKB_ERR_BUDGET, MKB_ERR_SPEC, MKB_ERR_WORKER,
+ *         MKB_ERR_IO.
+ *   MKB_ERR_INVALID_ARGUMENT  task or report_out is NULL, or source is NULL with a size.
+ *   MKB_ERR_STATE    the task has ended, or its session is closed.
+ *   MKB_ERR_BUDGET   no time is left: nothing is checked; the attempt has ended as with mkb_finalize().
+ *   MKB_ERR_SPEC     the problem's own baseline or anchor cannot be prepared (a malformed suite,
+ *                    named). Also when the deadline had passed (A task's wall clock).
+ *   MKB_ERR_WORKER   the deadline had passed and the final evaluation could not run (A task's wall
+ *                    clock); or no scratch folder could be made for a Python DSL's frontend.
+ *   MKB_ERR_IO       the ledger could not record the check: it WAS made, and its report is lost. Also
+ *                    when the deadline had passed and the attempt's end could not be recorded, or a
+ *                    Python DSL's frontend could not be written.
+ * Thread rules: as every call on a task; other tasks' calls run meanwhile. */
+MKB_API mkb_status mkb_task_compile(mkb_task *task, const char *source, size_t size,
+                                    mkb_report **report_out) MKB_NOEXCEPT;
+
+/* What is left of the task's budget, without submitting: submissions that may still enter
+ * evaluation, and wall-clock seconds until the deadline (0 once the attempt has ended; time queued
+ * for a GPU moves the deadline out, A task's wall clock). A NULL task yields 0 and NaN. Neither
+ * fails or sets an error text. */
+MKB_API uint32_t mkb_task_submissions_left(const mkb_task *task) MKB_NOEXCEPT;
+MKB_API double mkb_task_seconds_left(const mkb_task *task) MKB_NOEXCEPT;
 
 /* Replaces the task's skill text with `size` bytes of `text` (copied; size 0 clears it). Every arm
  * keeps a skill, as every arm is told to. A solo's text present when it ends is what its skill arm
@@ -437,7 +477,7 @@ MKB_API void mkb_task_release(mkb_task *task) MKB_NOEXCEPT;
 /* Report fields. A report is immutable; strings are borrowed from it until mkb_report_free().
  *   verdict            an mkb_verdict value
  *   counted            1 if the submission entered evaluation, and so (in a task) consumed one of the
- *                      budget's submissions, else 0
+ *                      budget's submissions, else 0 (always 0 for a compile check, mkb_task_compile())
  *   final              1 for the final evaluation of an attempt, else 0
  *   time_us            median device time of the whole launch plan in microseconds; NaN if untimed
  *   baseline_us        median of the problem's unfused baseline, timed in the same evaluation
@@ -449,8 +489,9 @@ MKB_API void mkb_task_release(mkb_task *task) MKB_NOEXCEPT;
  *   speedup_vs_eager   eager_us / time_us: the speedup comparable with the original benchmark's,
  *                      shown first in the message; NaN whenever eager_us is
  *   submission         the submission's number in its task, 1-based, refused ones included; 0 for
- *                      a final evaluation and outside tasks
- *   submissions_left   submissions left in the task's budget after this one
+ *                      a final evaluation, a compile check and outside tasks
+ *   submissions_left   submissions left in the task's budget after this one (after a compile check:
+ *                      as before it)
  *   seconds_left       wall-clock seconds left in the task's budget
  *   message            feedback for the agent: verdict, first mismatch or error, times and spread
  *   json               every detail (per-draw seeds, spread, clocks, compile log, time queued for

@@ -202,6 +202,36 @@ mkb_status mkb_submit_attempt(mkb_task *task, const char *source, size_t size, m
   });
 }
 
+mkb_status mkb_task_compile(mkb_task *task, const char *source, size_t size, mkb_report **report_out) noexcept {
+  if (report_out) *report_out = nullptr;
+  if (!task) return MKB_ERR_INVALID_ARGUMENT;
+  return api_boundary(&task->errors, [&] {
+    require(source || !size, "mkb_task_compile: source is NULL but size is not 0");
+    require(report_out, "mkb_task_compile: report_out must not be NULL");
+    auto report = std::make_unique<mkb_report>();
+    report->report = task->impl->compile(std::string_view(source ? source : "", size));
+    *report_out = report.release();
+    return MKB_OK;
+  });
+}
+
+// Neither may fail (mkb.h); only taking the task's lock could throw.
+uint32_t mkb_task_submissions_left(const mkb_task *t) noexcept {
+  try {
+    return t ? t->impl->submissions_left() : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
+double mkb_task_seconds_left(const mkb_task *t) noexcept {
+  try {
+    return t ? t->impl->seconds_left() : NAN;
+  } catch (...) {
+    return NAN;
+  }
+}
+
 mkb_status mkb_submit_skill(mkb_task *task, const char *text, size_t size) noexcept {
   if (!task) return MKB_ERR_INVALID_ARGUMENT;
   return api_boundary(&task->errors, [&] {

@@ -75,7 +75,7 @@ const evaluator::prepared_problem &evaluator::problem_code(const problem &p) {
 
 evaluation_request evaluator::build_request(const problem &p, const prepared_submission &submission,
                                             const prepared_problem &own, const std::string &arch, uint64_t seed,
-                                            bool audit) const {
+                                            purpose why) const {
   evaluation_request r;
   r.problem = instance_of(p);
   r.submission = {submission.module, submission.plan};
@@ -84,11 +84,11 @@ evaluation_request evaluator::build_request(const problem &p, const prepared_sub
   run_settings &s = r.settings;
   s.draws = settings_.draws;
   s.time_baseline = true;
-  s.compile_only = settings_.compile_only;
+  s.compile_only = settings_.compile_only || why == purpose::compile_check;
   s.launch_timeout_ms = static_cast<int>(settings_.launch_timeout.count());
   s.cache_dir = settings_.cache_dir;
   s.arch = arch;
-  s.audit = audit;
+  s.audit = why == purpose::audit;
   s.gpu_lock_dir = settings_.gpu_lock_dir;
   s.contention_retries = settings_.contention_retries;
   r.seed = seed;
@@ -102,6 +102,18 @@ evaluation_report evaluator::evaluate(const problem &p, const dsl &d, std::strin
 }
 
 evaluation_report evaluator::run(const problem &p, const dsl &d, std::string_view source, bool audit) {
+  return execute(p, d, source, audit ? purpose::audit : purpose::evaluate);
+}
+
+evaluation_report evaluator::check_compiles(const problem &p, const dsl &d, std::string_view source) {
+  evaluation_report r = execute(p, d, source, purpose::compile_check);
+  r.counted = false;
+  r.compile_check = true;
+  return r;
+}
+
+evaluation_report evaluator::execute(const problem &p, const dsl &d, std::string_view source, purpose why) {
+  const bool checking = why == purpose::compile_check;
   if (source.empty()) return refused(p, d, source, "the submission is empty", false);
   if (source.size() > settings_.max_source_bytes)
     return refused(p, d, source, fmt::format("the submission is {} bytes; the limit is {}", source.size(), settings_.max_source_bytes), false);
@@ -136,12 +148,13 @@ evaluation_report evaluator::run(const problem &p, const dsl &d, std::string_vie
   double pool_wait_ms = 0; // waiting for this session's worker of the GPU is waiting for the GPU too
   for (int attempt = 0;; ++attempt) {
     auto asked = std::chrono::steady_clock::now();
-    worker_pool::lease worker = workers_.acquire(settings_.compile_only ? "" : frontends.arch);
-    if (!settings_.compile_only)
+    worker_pool::lease worker =
+        checking ? workers_.acquire_compiler() : workers_.acquire(settings_.compile_only ? "" : frontends.arch);
+    if (!settings_.compile_only && !checking)
       pool_wait_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count();
     worker_reply reply;
     try {
-      reply = worker->request(build_request(p, submission, own, frontends.arch, os_random_u64(), audit), budget);
+      reply = worker->request(build_request(p, submission, own, frontends.arch, os_random_u64(), why), budget);
     } catch (const error &e) {
       return refused(p, d, source, fmt::format("infrastructure failure: {}", e.what()), true, pool_wait_ms);
     }
@@ -163,7 +176,8 @@ evaluation_report evaluator::run(const problem &p, const dsl &d, std::string_vie
     if (reply.status == worker_reply::died) {
       if (attempt < crash_retries) continue; // once more on a fresh worker: it may not be the submission's doing
       r.verdict = MKB_VERDICT_CRASHED;
-      r.detail = fmt::format("the GPU worker {} while in stage '{}', twice", reply.how_it_ended, reply.last_stage);
+      r.detail = fmt::format("the {} worker {} while in stage '{}', twice", checking ? "compile" : "GPU",
+                             reply.how_it_ended, reply.last_stage);
       if (!reply.output.empty()) r.detail += "; its last output:\n" + last_bytes_of(reply.output, 2048);
       r.result.stage = reply.last_stage;
       break;
@@ -181,6 +195,12 @@ evaluation_report evaluator::run(const problem &p, const dsl &d, std::string_vie
     r.infrastructure_failure = r.result.infrastructure_error;
     if (r.result.worker_must_exit) worker->stop();
     break;
+  }
+  if (checking && r.verdict == MKB_VERDICT_COMPILED) {
+    size_t n = submission.plan.launches.size();
+    r.detail = fmt::format("compiles; {} {} checked against the code compiled for {}; nothing was run", n,
+                           n == 1 ? "launch" : "launches", frontends.arch);
+    r.result.detail = r.detail;
   }
   r.result.verdict = r.verdict;
   r.result.gpu_wait_ms += pool_wait_ms;

@@ -1,7 +1,8 @@
 // Evaluates one submission for one problem in one DSL: refuses what cannot enter evaluation
 // (oversized, empty, unparsable), prepares code and plan through the DSL's frontend for the
 // architecture of the GPU that will run it (a frontend's compile error is counted, as NVRTC's is),
-// runs the worker under stage deadlines, and turns what comes back into a report.
+// runs the worker under stage deadlines, and turns what comes back into a report. A compile check
+// takes the same steps up to the plan check, on a compile worker, and runs nothing.
 #pragma once
 
 #include <chrono>
@@ -41,15 +42,22 @@ public:
   evaluation_report evaluate(const problem &p, const dsl &d, std::string_view source, bool audit = false);
   // The same, unrendered: for a caller that adds its own fields first (a task's budget), then renders.
   evaluation_report run(const problem &p, const dsl &d, std::string_view source, bool audit = false);
+  // A compile check (mkb_task_compile), unrendered: the frontend, NVRTC for the architecture an
+  // evaluation would compile for, and the plan checked against the compiled code, on a compile worker
+  // (worker_pool::acquire_compiler), never a GPU. Verdict COMPILED ("compiles; N launches checked")
+  // or what those steps give a submission; never counted.
+  evaluation_report check_compiles(const problem &p, const dsl &d, std::string_view source);
   const evaluation_settings &settings() const { return settings_; }
 
 private:
+  enum class purpose { evaluate, audit, compile_check };
+  evaluation_report execute(const problem &p, const dsl &d, std::string_view source, purpose why);
   struct prepared_problem {
     prepared_submission baseline, anchor;
   };
   const prepared_problem &problem_code(const problem &p);
   evaluation_request build_request(const problem &p, const prepared_submission &submission, const prepared_problem &own,
-                                   const std::string &arch, uint64_t seed, bool audit) const;
+                                   const std::string &arch, uint64_t seed, purpose why) const;
 
   worker_pool &workers_;
   evaluation_settings settings_;

@@ -68,17 +68,22 @@ std::string render_message(const evaluation_report &r) {
     else
       m += "  SM clock: not available (no NVML)\n";
   } else {
-    m += fmt::format("{}{}: {}\n", verdict, r.counted || r.final ? "" : " (not counted against the budget)", r.detail);
+    const char *note = r.compile_check           ? " (a compile check: no submission spent)"
+                       : r.counted || r.final ? ""
+                                              : " (not counted against the budget)";
+    m += fmt::format("{}{}: {}\n", verdict, note, r.detail);
   }
   if (e.gpu_wait_ms >= 1000)
     m += fmt::format("Queued {:.1f} s for the GPU behind other evaluations (not charged to the budget).\n", e.gpu_wait_ms / 1000);
   if (r.verdict != MKB_VERDICT_COMPILE_ERROR) // a compile error's log is already in the detail
     for (const compile_info &c : e.compiles)
       if (c.role == "submission" && !c.log.empty()) m += "compiler warnings:\n" + c.log + "\n";
-  if (r.in_task)
-    m += r.final ? fmt::format("This final evaluation is the attempt's record.\n")
-                 : fmt::format("Submission {}. Budget: {} submissions left, {:.0f} s left.\n", r.submission,
-                               r.submissions_left, r.seconds_left);
+  if (r.in_task && r.final) m += "This final evaluation is the attempt's record.\n";
+  else if (r.in_task && r.compile_check)
+    m += fmt::format("Compile check. Budget: {} submissions left, {:.0f} s left.\n", r.submissions_left, r.seconds_left);
+  else if (r.in_task)
+    m += fmt::format("Submission {}. Budget: {} submissions left, {:.0f} s left.\n", r.submission, r.submissions_left,
+                     r.seconds_left);
   return m;
 }
 
@@ -114,6 +119,7 @@ void render_report(evaluation_report &r) {
   json_writer j;
   j.begin_object();
   j.field("verdict", verdict_name(r.verdict)).field("counted", r.counted).field("final", r.final);
+  j.field("compile_check", r.compile_check);
   j.field("problem", r.problem_id).field("dsl", r.dsl).field("source_hash", r.source_hash).field("source_bytes", r.source_bytes);
   j.field("detail", r.detail).field("stage", e.stage);
   j.field("time_us", r.time_us).field("eager_us", r.eager_us).field("speedup_vs_eager", r.speedup_vs_eager);

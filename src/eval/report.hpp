@@ -15,6 +15,7 @@ struct evaluation_report {
   int verdict = 0;          // mkb_verdict
   bool counted = true;      // entered evaluation (consumes a submission)
   bool final = false;
+  bool compile_check = false; // a compile check (mkb_task_compile): nothing run, nothing counted
   // REFUSED by the harness's own failure (a worker, the GPU queue, an interpreter), not the submission's.
   bool infrastructure_failure = false;
   std::string problem_id;

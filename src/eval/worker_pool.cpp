@@ -9,15 +9,19 @@ namespace mkb {
 
 worker_pool::worker_pool(const std::string &executable, const std::vector<int> &devices) {
   if (devices.empty()) workers_.push_back(std::make_unique<worker_client>(executable, 0));
-  for (int d : devices) workers_.push_back(std::make_unique<worker_client>(executable, d));
+  for (int d : devices) {
+    workers_.push_back(std::make_unique<worker_client>(executable, d));
+    compilers_.push_back(std::make_unique<worker_client>(executable, d)); // never opens device d
+  }
   for (auto &w : workers_) idle_.push_back(w.get());
+  for (auto &c : compilers_) idle_compilers_.push_back(c.get());
 }
 
 worker_pool::lease::~lease() {
   if (!pool_) return;
   {
     std::lock_guard lock(pool_->mutex_);
-    pool_->idle_.push_back(client_);
+    home_->push_back(client_);
   }
   // Every waiter looks: the one woken might want another architecture.
   pool_->available_.notify_all();
@@ -33,13 +37,23 @@ worker_pool::lease worker_pool::acquire(const std::string &arch) {
   });
   worker_client *client = *found;
   idle_.erase(std::next(found).base());
-  return lease(*this, *client);
+  return lease(*this, *client, idle_);
+}
+
+worker_pool::lease worker_pool::acquire_compiler() {
+  if (compilers_.empty()) return acquire(); // compile-only: its one worker never opens a GPU
+  std::unique_lock lock(mutex_);
+  available_.wait(lock, [&] { return !idle_compilers_.empty(); });
+  worker_client *client = idle_compilers_.back();
+  idle_compilers_.pop_back();
+  return lease(*this, *client, idle_compilers_);
 }
 
 void worker_pool::stop_all() {
   std::unique_lock lock(mutex_);
-  available_.wait(lock, [&] { return idle_.size() == workers_.size(); });
+  available_.wait(lock, [&] { return idle_.size() == workers_.size() && idle_compilers_.size() == compilers_.size(); });
   for (auto &w : workers_) w->stop();
+  for (auto &c : compilers_) c->stop();
 }
 
 std::string worker_pool::gpu_arch() {

@@ -103,7 +103,14 @@ void collect(const uint8_t *buffer, ledger_contents &c) {
     t.unix_time = f->unix_time();
     t.gpu_wait_ms = f->gpu_wait_ms();
     t.contended = f->contended();
+    t.compile_checks = f->compile_checks();
     c.finished.push_back(std::move(t));
+    break;
+  }
+  case records::Body::CompileChecked: {
+    const records::CompileChecked *k = r.body_as_CompileChecked();
+    c.compile_checks.push_back({decode_trial(k->trial()), k->index(), k->verdict(), str(k->source_hash()),
+                                k->wall_seconds(), k->unix_time()});
     break;
   }
   default: break;
@@ -279,6 +286,13 @@ void ledger::submission_made(const trial_key &key, const evaluation_report &r, c
   append(finish(b, records::Body::SubmissionMade, body.Union()));
 }
 
+void ledger::compile_checked(const trial_key &key, const evaluation_report &r, int index, double wall_seconds) {
+  flatbuffers::FlatBufferBuilder b(512);
+  auto body = records::CreateCompileChecked(b, encode_trial(b, key), index, r.verdict, b.CreateString(r.source_hash),
+                                            wall_seconds, unix_now(), r.submissions_left, r.seconds_left);
+  append(finish(b, records::Body::CompileChecked, body.Union()));
+}
+
 void ledger::skill_updated(const trial_key &key, const std::string &text) {
   flatbuffers::FlatBufferBuilder b(text.size() + 256);
   auto body = records::CreateSkillUpdated(b, encode_trial(b, key), b.CreateString(text), unix_now());
@@ -292,7 +306,7 @@ void ledger::trial_finished(const trial_result &t) {
       b.CreateString(t.skill), t.submissions_used, t.seconds_used, t.input_tokens, t.output_tokens, t.cost_usd,
       b.CreateString(t.final_source_hash), b.CreateString(t.final_report_json), b.CreateString(t.ended_by),
       t.unix_time ? t.unix_time : unix_now(), t.gpu_wait_ms, t.contended, t.cached_input_tokens,
-      b.CreateString(t.final_kernel), t.eager_us);
+      b.CreateString(t.final_kernel), t.eager_us, t.compile_checks);
   append(finish(b, records::Body::TrialFinished, body.Union()));
   std::lock_guard lock(mutex_);
   loaded_.finished.push_back(t);

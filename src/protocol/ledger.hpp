@@ -28,8 +28,18 @@ struct ledger_gaps {
 // The fingerprints a session planned with, by (problem, DSL).
 using planned_prints = std::map<std::pair<std::string, std::string>, fingerprints>;
 
+// One compile check as the ledger keeps it.
+struct compile_check_record {
+  trial_key key;
+  int index = 0; // 1-based in its attempt
+  int verdict = 0;
+  std::string source_hash;
+  double wall_seconds = 0, unix_time = 0;
+};
+
 struct ledger_contents {
   std::vector<trial_result> finished;           // every TrialFinished, in file order
+  std::vector<compile_check_record> compile_checks; // every CompileChecked, in file order
   std::set<trial_key> started;                  // every TrialStarted
   std::map<trial_key, fingerprints> started_prints;
   planned_prints current;                       // of the latest SessionOpened: what "stale" is judged by
@@ -76,6 +86,7 @@ public:
   void trial_started(const trial_key &key, const fingerprints &prints);
   void submission_made(const trial_key &key, const evaluation_report &report, const std::string &source,
                        const usage_totals &usage);
+  void compile_checked(const trial_key &key, const evaluation_report &report, int index, double wall_seconds);
   void skill_updated(const trial_key &key, const std::string &text);
   void trial_finished(const trial_result &result);
 

@@ -257,11 +257,15 @@ void arm_usage::add(const trial_result &r) {
   cost_usd += r.cost_usd;
   seconds += r.seconds_used;
   submissions += static_cast<uint64_t>(std::max(r.submissions_used, 0));
+  compile_checks += static_cast<uint64_t>(std::max(r.compile_checks, 0));
 }
 
 double arm_usage::mean_seconds() const { return trials ? seconds / static_cast<double>(trials) : NAN; }
 double arm_usage::mean_submissions() const {
   return trials ? static_cast<double>(submissions) / static_cast<double>(trials) : NAN;
+}
+double arm_usage::mean_compile_checks() const {
+  return trials ? static_cast<double>(compile_checks) / static_cast<double>(trials) : NAN;
 }
 
 const char *denominator_name(denominator d) { return d == denominator::eager ? "eager" : "baseline"; }

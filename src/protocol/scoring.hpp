@@ -69,8 +69,10 @@ struct arm_usage {
   double cost_usd = 0;
   double seconds = 0;    // summed agent wall seconds
   uint64_t submissions = 0;
+  uint64_t compile_checks = 0; // free compile checks (mkb_task_compile), beside the submissions
   double mean_seconds() const;     // NaN when no trial was counted
   double mean_submissions() const; // NaN when no trial was counted
+  double mean_compile_checks() const; // NaN when no trial was counted
   void add(const trial_result &r);
 };
 

@@ -44,6 +44,7 @@ void write_usage(json_writer &j, const arm_usage &u) {
   j.field("trials", u.trials).field("input_tokens", u.input_tokens).field("cached_input_tokens", u.cached_input_tokens);
   j.field("output_tokens", u.output_tokens).field("cost_usd", u.cost_usd).field("mean_agent_seconds", u.mean_seconds());
   j.field("submissions", u.submissions).field("mean_submissions", u.mean_submissions());
+  j.field("compile_checks", u.compile_checks).field("mean_compile_checks", u.mean_compile_checks());
 }
 
 void write_model(json_writer &j, const model_summary &m) {
@@ -254,12 +255,14 @@ std::string direction_block(const direction_score &s) {
 
 std::string usage_block(const model_summary &m) {
   std::string out = fmt::format("usage of model {} (skipped trials never ran; input tokens include cached)\n", m.model);
-  out += "  arm         trials  input tokens  cached input  output tokens  cost USD  mean s  submissions (mean)\n";
+  out += "  arm         trials  input tokens  cached input  output tokens  cost USD  mean s  submissions (mean)  "
+         "compile checks (mean)\n";
   for (int arm = 0; arm < static_cast<int>(m.usage_by_arm.size()); ++arm) {
     const arm_usage &u = m.usage_by_arm[arm];
-    out += fmt::format("  {:<10} {:>7} {:>13} {:>13} {:>14} {:>9.2f} {:>7} {:>12} ({})\n", arm_name(arm), u.trials,
+    out += fmt::format("  {:<10} {:>7} {:>13} {:>13} {:>14} {:>9.2f} {:>7} {:>12} ({}) {:>15} ({})\n", arm_name(arm), u.trials,
                        u.input_tokens, u.cached_input_tokens, u.output_tokens, u.cost_usd,
-                       figure(u.mean_seconds(), "{:.1f}"), u.submissions, figure(u.mean_submissions(), "{:.1f}"));
+                       figure(u.mean_seconds(), "{:.1f}"), u.submissions, figure(u.mean_submissions(), "{:.1f}"),
+                       u.compile_checks, figure(u.mean_compile_checks(), "{:.1f}"));
   }
   return out + "\n";
 }

@@ -155,6 +155,14 @@ evaluation_report session::evaluate_for_task(const problem &p, const dsl &d, std
   return evaluator_->run(p, d, source);
 }
 
+evaluation_report session::compile_for_task(const problem &p, const dsl &d, std::string_view source) {
+  return evaluator_->check_compiles(p, d, source);
+}
+
+void session::record_compile_check(const trial_key &key, const evaluation_report &r, int index, double wall_seconds) {
+  if (ledger_) ledger_->compile_checked(key, r, index, wall_seconds);
+}
+
 void session::record_submission(const trial_key &key, const evaluation_report &r, const std::string &source,
                                 const usage_totals &usage) {
   if (ledger_) ledger_->submission_made(key, r, source, usage);

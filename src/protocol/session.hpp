@@ -50,8 +50,11 @@ public:
 
   // task_host
   evaluation_report evaluate_for_task(const problem &p, const dsl &d, std::string_view source) override;
+  evaluation_report compile_for_task(const problem &p, const dsl &d, std::string_view source) override;
   void record_submission(const trial_key &key, const evaluation_report &report, const std::string &source,
                          const usage_totals &usage) override;
+  void record_compile_check(const trial_key &key, const evaluation_report &report, int index,
+                            double wall_seconds) override;
   void record_skill(const trial_key &key, const std::string &text) override;
   void trial_ended(int trial_index, const trial_result &result) override;
 

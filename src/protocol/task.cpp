@@ -38,10 +38,20 @@ bool task::ended() const {
 }
 
 uint32_t task::submissions_left() const {
-  return counted_ >= static_cast<int>(budget_.submissions) ? 0 : budget_.submissions - static_cast<uint32_t>(counted_);
+  std::lock_guard lock(mutex_);
+  return submissions_remaining();
 }
 
 double task::seconds_left() const {
+  std::lock_guard lock(mutex_);
+  return ended_ ? 0 : seconds_remaining();
+}
+
+uint32_t task::submissions_remaining() const {
+  return counted_ >= static_cast<int>(budget_.submissions) ? 0 : budget_.submissions - static_cast<uint32_t>(counted_);
+}
+
+double task::seconds_remaining() const {
   return std::max(0.0, std::chrono::duration<double>(deadline() - clock::now()).count());
 }
 
@@ -53,8 +63,8 @@ void task::pause_clock(double gpu_wait_ms) {
 
 void task::render_in_task(evaluation_report &r) const {
   r.in_task = true;
-  r.submissions_left = submissions_left();
-  r.seconds_left = ended_ ? 0 : seconds_left();
+  r.submissions_left = submissions_remaining();
+  r.seconds_left = ended_ ? 0 : seconds_remaining();
   render_report(r);
 }
 
@@ -72,7 +82,7 @@ void task::check_open_locked() {
 evaluation_report task::submit(std::string_view source) {
   std::lock_guard lock(mutex_);
   check_open_locked();
-  if (submissions_left() == 0)
+  if (submissions_remaining() == 0)
     fail(MKB_ERR_BUDGET, "all {} submissions of task {} are spent; call mkb_finalize", budget_.submissions, key_.id());
   evaluation_report r = host_->evaluate_for_task(problem_, dsl_, source);
   pause_clock(r.result.gpu_wait_ms);
@@ -86,6 +96,20 @@ evaluation_report task::submit(std::string_view source) {
   if (clock::now() >= deadline())
     r.message += "The wall-clock budget ran out during this evaluation: the attempt ends now.\n";
   host_->record_submission(key_, r, std::string(source), usage_);
+  return r;
+}
+
+evaluation_report task::compile(std::string_view source) {
+  std::lock_guard lock(mutex_);
+  check_open_locked();
+  const clock::time_point started = clock::now();
+  evaluation_report r = host_->compile_for_task(problem_, dsl_, source);
+  const double wall_seconds = std::chrono::duration<double>(clock::now() - started).count();
+  ++compile_checks_;
+  render_in_task(r);
+  if (clock::now() >= deadline())
+    r.message += "The wall-clock budget ran out during this compile check: the attempt ends now.\n";
+  host_->record_compile_check(key_, r, compile_checks_, wall_seconds);
   return r;
 }
 
@@ -180,6 +204,7 @@ void task::end_locked(const std::string &ended_by) {
   t.verdict = r.verdict;
   t.skill = skill_;
   t.submissions_used = counted_;
+  t.compile_checks = compile_checks_;
   t.seconds_used = std::chrono::duration<double>(clock::now() - started_).count() - gpu_wait_ms_ / 1000;
   t.gpu_wait_ms = gpu_wait_ms_;
   t.contended = r.result.contention.contended;

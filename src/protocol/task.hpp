@@ -25,8 +25,13 @@ public:
   virtual ~task_host() = default;
   // Unrendered (evaluator::run): the task adds its budget, then renders.
   virtual evaluation_report evaluate_for_task(const problem &p, const dsl &d, std::string_view source) = 0;
+  // Unrendered (evaluator::check_compiles): a compile check, never counted.
+  virtual evaluation_report compile_for_task(const problem &p, const dsl &d, std::string_view source) = 0;
   virtual void record_submission(const trial_key &key, const evaluation_report &report, const std::string &source,
                                  const usage_totals &usage) = 0;
+  // `index`: the check's number in the attempt, 1-based; `wall_seconds`: how long it took.
+  virtual void record_compile_check(const trial_key &key, const evaluation_report &report, int index,
+                                    double wall_seconds) = 0;
   virtual void record_skill(const trial_key &key, const std::string &text) = 0;
   virtual void trial_ended(int trial_index, const trial_result &result) = 0;
 };
@@ -40,6 +45,9 @@ public:
 
   // Each throws mkb::error with the C API's status (docs in mkb.h).
   evaluation_report submit(std::string_view source);
+  // A compile check: spends no submission, only the wall clock it takes; allowed while time is left,
+  // submissions or not (the original's agents compiled in their sandbox for free).
+  evaluation_report compile(std::string_view source);
   void submit_skill(std::string_view text);
   void add_usage(const usage_totals &more);
   // The kernel the final evaluation grades: a source, or a submission that entered evaluation.
@@ -56,6 +64,8 @@ public:
   void detach();
 
   bool ended() const;
+  uint32_t submissions_left() const;
+  double seconds_left() const; // 0 once the attempt has ended
   const trial_key &key() const { return key_; }
   const std::string &id() const { return id_; }
   const problem &target() const { return problem_; }
@@ -70,8 +80,8 @@ private:
   void check_open_locked(); // throws unless the attempt can still act; ends it when its time is up
   void pause_clock(double gpu_wait_ms);
   void render_in_task(evaluation_report &r) const;
-  uint32_t submissions_left() const;
-  double seconds_left() const;
+  uint32_t submissions_remaining() const; // with mutex_ held
+  double seconds_remaining() const;
 
   mutable std::mutex mutex_;
   task_host *host_;
@@ -90,6 +100,7 @@ private:
 
   int submissions_ = 0;          // every submission, refused ones included
   int counted_ = 0;              // submissions that entered evaluation
+  int compile_checks_ = 0;       // compile checks made (mkb_task_compile), each recorded
   std::map<uint32_t, std::string> counted_sources_; // by submission number: what set_final_submission names
   uint32_t latest_counted_ = 0;  // the latest submission that entered evaluation (0: none)
   std::optional<std::string> chosen_source_; // set_final: graded instead of the latest submission

@@ -47,6 +47,7 @@ struct trial_result {
   bool skipped = false;
   std::string skill;
   int submissions_used = 0;
+  int compile_checks = 0;    // free compile checks made (mkb_task_compile); 0 in an older ledger
   double seconds_used = 0;   // wall clock charged to the budget: time queued for the GPU excluded
   double gpu_wait_ms = 0;    // queued for the GPU during the attempt's submissions
   bool contended = false;    // the final evaluation's timing shared the GPU with another process

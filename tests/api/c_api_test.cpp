@@ -196,6 +196,18 @@ TEST(CApi, TheFourArmProtocol) {
       EXPECT_EQ(mkb_task_source_skill(t) != nullptr, arm >= MKB_ARM_A2B_SKILL);
       std::string source = solution + "// mkb-double: time_us=" + std::to_string(20 - 2 * arm) + "\n";
       mkb_report *r = nullptr;
+      EXPECT_EQ(mkb_task_submissions_left(t), 10u);
+      EXPECT_GT(mkb_task_seconds_left(t), 0);
+      ASSERT_EQ(mkb_task_compile(t, solution.data(), solution.size(), &r), MKB_OK) << mkb_task_errmsg(t);
+      EXPECT_EQ(mkb_report_verdict(r), MKB_VERDICT_COMPILED) << mkb_report_message(r);
+      EXPECT_EQ(mkb_report_counted(r), 0);
+      EXPECT_EQ(mkb_report_submission(r), 0u);
+      EXPECT_EQ(mkb_report_submissions_left(r), 10u);
+      EXPECT_NE(std::string(mkb_report_message(r)).find("1 launch checked"), std::string::npos) << mkb_report_message(r);
+      mkb_report_free(r);
+      EXPECT_EQ(mkb_task_submissions_left(t), 10u) << "a compile check spends no submission";
+      EXPECT_EQ(mkb_task_compile(t, nullptr, 3, &r), MKB_ERR_INVALID_ARGUMENT);
+      EXPECT_EQ(r, nullptr);
       std::string nested = read(mkb::testing::source_dir() + "/tests/fuzz/regressions/plan_parser/nested_parentheses.cu");
       ASSERT_EQ(mkb_submit_attempt(t, nested.data(), nested.size(), &r), MKB_OK) << mkb_task_errmsg(t);
       EXPECT_EQ(mkb_report_verdict(r), MKB_VERDICT_REFUSED);
@@ -207,6 +219,7 @@ TEST(CApi, TheFourArmProtocol) {
       EXPECT_EQ(mkb_report_submissions_left(r), 9u);
       EXPECT_EQ(mkb_report_submission(r), 2u);
       mkb_report_free(r);
+      EXPECT_EQ(mkb_task_submissions_left(t), 9u);
       EXPECT_EQ(mkb_task_set_final_submission(t, 1), MKB_ERR_NOT_FOUND) << "it never entered evaluation";
       EXPECT_EQ(mkb_task_set_final_submission(t, 2), MKB_OK) << mkb_task_errmsg(t);
       EXPECT_EQ(mkb_task_set_final(t, nullptr, 3), MKB_ERR_INVALID_ARGUMENT);
@@ -229,6 +242,8 @@ TEST(CApi, TheFourArmProtocol) {
       mkb_report_free(r);
       EXPECT_EQ(mkb_finalize(t, &r), MKB_ERR_STATE);
       EXPECT_EQ(mkb_submit_attempt(t, source.data(), source.size(), &r), MKB_ERR_STATE);
+      EXPECT_EQ(mkb_task_compile(t, source.data(), source.size(), &r), MKB_ERR_STATE);
+      EXPECT_EQ(mkb_task_seconds_left(t), 0) << "the attempt has ended";
       mkb_task_release(t);
       ++played;
     }
@@ -340,6 +355,10 @@ TEST(CApi, NullHandlesAreSafe) {
   mkb_free(nullptr);
   EXPECT_EQ(mkb_task_arm(nullptr), -1);
   EXPECT_STRNE(mkb_task_errmsg(nullptr), "");
+  EXPECT_EQ(mkb_task_submissions_left(nullptr), 0u);
+  EXPECT_TRUE(std::isnan(mkb_task_seconds_left(nullptr)));
+  mkb_report *r = nullptr;
+  EXPECT_EQ(mkb_task_compile(nullptr, "x", 1, &r), MKB_ERR_INVALID_ARGUMENT);
 }
 
 } // namespace

@@ -168,6 +168,12 @@ struct task_scene {
     return status;
   }
   mkb_status set_final(const std::string &source) { return mkb_task_set_final(task, source.data(), source.size()); }
+  mkb_status compile(const std::string &source) {
+    mkb_report *r = nullptr;
+    mkb_status status = mkb_task_compile(task, source.data(), source.size(), &r);
+    mkb_report_free(r);
+    return status;
+  }
   mkb_status finalize() {
     mkb_report *r = nullptr;
     mkb_status status = mkb_finalize(task, &r);
@@ -307,6 +313,22 @@ std::vector<provocation> provocations() {
               return after_deadline(nullptr, final_refused_by_infrastructure, [](task_scene &s) { return s.submit(kernel()); });),
       PROVOKE(mkb_submit_attempt, MKB_ERR_IO, task_scene s(ledger); EXPECT_EQ(s.submit(kernel()), MKB_OK);
               file_size_limit full(s.ledger_size()); return s.submit(kernel());),
+
+      PROVOKE(mkb_task_compile, MKB_ERR_INVALID_ARGUMENT, task_scene s; return mkb_task_compile(s.task, "x", 1, nullptr);),
+      PROVOKE(mkb_task_compile, MKB_ERR_STATE, task_scene s; s.finalize(); return s.compile(kernel());),
+      PROVOKE(mkb_task_compile, MKB_ERR_BUDGET, return racing_the_deadline([](task_scene &s) { return s.compile(""); }, MKB_OK);),
+      PROVOKE(mkb_task_compile, MKB_ERR_SPEC, task_scene s(broken_baseline); return s.compile(tiny_kernel);),
+      PROVOKE(mkb_task_compile, MKB_ERR_WORKER,
+              return after_deadline(nullptr, final_refused_by_infrastructure, [](task_scene &s) { return s.compile(kernel()); });),
+      PROVOKE(mkb_task_compile, MKB_ERR_IO, task_scene s(ledger); EXPECT_EQ(s.compile(kernel()), MKB_OK) << mkb_task_errmsg(s.task);
+              mkb_status st;
+              {
+                file_size_limit full(s.ledger_size());
+                st = s.compile(kernel());
+              }
+              // The check was made: the task is open, and the next one is recorded.
+              EXPECT_EQ(s.compile(kernel()), MKB_OK) << mkb_task_errmsg(s.task);
+              return st;),
 
       PROVOKE(mkb_submit_skill, MKB_ERR_INVALID_ARGUMENT, task_scene s; return mkb_submit_skill(s.task, nullptr, 5);),
       PROVOKE(mkb_submit_skill, MKB_ERR_STATE, task_scene s; s.finalize(); return mkb_submit_skill(s.task, "skill", 5);),

@@ -85,26 +85,25 @@ protected:
 
   evaluation_result evaluate(const mkb::evaluation_request &request,
                              const mkb::worker::progress_callback &progress) override {
-    // The real compile-only path: NVRTC, the plan against the PTX.
+    // The real compile-only path: NVRTC, the plan against the PTX. A compile-only request (a compile
+    // check) gets its answer, as from the real worker: directives are for runs alone.
     evaluation_result result = mkb::worker::evaluate(nullptr, nullptr, request, progress);
-    if (result.verdict != MKB_VERDICT_COMPILED) return result;
+    if (result.verdict != MKB_VERDICT_COMPILED || request.settings.compile_only) return result;
     const std::string &source = request.submission.module.source;
     int driver_version = 0;
     const device_info device = devices(&driver_version).front();
     // The real host-wide GPU lock, held while "running", as the real worker holds it.
     mkb::queue_lock turn;
-    if (!request.settings.compile_only) {
-      progress("queued");
-      try {
-        turn = mkb::worker::take_gpu_turn(request.settings.gpu_lock_dir, device.uuid);
-      } catch (const mkb::worker::evaluation_failure &f) {
-        result.verdict = f.verdict();
-        result.detail = f.what();
-        result.infrastructure_error = true;
-        return result;
-      }
-      result.gpu_wait_ms = turn.waited().count();
+    progress("queued");
+    try {
+      turn = mkb::worker::take_gpu_turn(request.settings.gpu_lock_dir, device.uuid);
+    } catch (const mkb::worker::evaluation_failure &f) {
+      result.verdict = f.verdict();
+      result.detail = f.what();
+      result.infrastructure_error = true;
+      return result;
     }
+    result.gpu_wait_ms = turn.waited().count();
     progress("correctness");
     if (std::string lines = directive(source, "print"); !lines.empty())
       for (int i = 0, n = std::atoi(lines.c_str()); i < n; ++i) {

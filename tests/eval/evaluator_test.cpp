@@ -7,9 +7,17 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include "core/queue_lock.hpp"
+
 #include "spec/suite.hpp"
 #include "support/paths.hpp"
+#include "support/scripted_session.hpp"
 #include "support/stored_solutions.hpp"
+#include "support/temp_dir.hpp"
 
 namespace mkb {
 namespace {
@@ -198,6 +206,49 @@ TEST_F(Evaluator, WorkerFailuresBecomeVerdicts) {
   evaluation_report infrastructure = run(testing::worker_double(), solution() + "// mkb-double: verdict=refused\n", false);
   EXPECT_EQ(infrastructure.verdict, MKB_VERDICT_REFUSED);
   EXPECT_FALSE(infrastructure.counted);
+}
+
+// A compile check takes the evaluation's steps up to the plan check and stops: never counted, and in
+// a session with a GPU it runs nothing (a kernel that would crash the worker compiles) and goes to a
+// compile worker, beside the GPU's worker, which an evaluation holds meanwhile.
+TEST_F(Evaluator, ACompileCheckStopsBeforeTheGpuAndIsNeverCounted) {
+  worker_pool pool(testing::worker_double(), {0});
+  testing::temp_dir dir;
+  evaluation_settings settings;
+  settings.gpu_lock_dir = dir.path().string();
+  evaluator e(pool, settings);
+  const dsl &cuda = *find_dsl("cuda");
+
+  evaluation_report crashing = e.check_compiles(routing(), cuda, solution() + "// mkb-double: crash\n");
+  EXPECT_EQ(crashing.verdict, MKB_VERDICT_COMPILED) << crashing.message;
+  EXPECT_FALSE(crashing.counted);
+  EXPECT_TRUE(crashing.compile_check);
+  EXPECT_EQ(crashing.detail, "compiles; 1 launch checked against the code compiled for sm_90a; nothing was run");
+  evaluation_report broken = e.check_compiles(routing(), cuda, with(solution(), "int t =", "int t = undefined_name +"));
+  EXPECT_EQ(broken.verdict, MKB_VERDICT_COMPILE_ERROR);
+  EXPECT_FALSE(broken.counted);
+  EXPECT_NE(broken.detail.find("undefined_name"), std::string::npos) << broken.detail;
+  evaluation_report empty = e.check_compiles(routing(), cuda, "");
+  EXPECT_EQ(empty.verdict, MKB_VERDICT_REFUSED);
+  EXPECT_FALSE(empty.counted);
+
+  // Another process holds the GPU: an evaluation takes the GPU's worker and queues for the GPU.
+  queue_lock held = queue_lock::acquire(dir.path(), testing::double_gpu);
+  std::thread evaluating([&] { e.evaluate(routing(), cuda, solution() + "// mkb-double: time_us=25\n"); });
+  auto queued = [&] {
+    size_t tickets = 0;
+    for (const auto &f : std::filesystem::directory_iterator(dir.path() / (std::string(testing::double_gpu) + ".queue")))
+      tickets += f.path().filename().string()[0] != '.';
+    return tickets >= 2;
+  };
+  while (!std::filesystem::exists(dir.path() / (std::string(testing::double_gpu) + ".queue")) || !queued())
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto checking = std::async(std::launch::async, [&] { return e.check_compiles(routing(), cuda, solution()); });
+  bool answered = checking.wait_for(std::chrono::seconds(120)) == std::future_status::ready;
+  held = queue_lock(); // lets the evaluation run
+  evaluating.join();
+  ASSERT_TRUE(answered) << "the check waited behind the evaluation";
+  EXPECT_EQ(checking.get().verdict, MKB_VERDICT_COMPILED);
 }
 
 } // namespace

@@ -45,6 +45,7 @@ TEST(Instruction, EveryArmIsAskedForASkillAndToldWhatCounts) {
   EXPECT_NE(text.find("keep a *skill*"), std::string::npos);
   EXPECT_NE(text.find("fails to import, trace or compile"), std::string::npos) << "compile errors count";
   EXPECT_NE(text.find("mkb_task_set_final"), std::string::npos) << "the final kernel can be named";
+  EXPECT_NE(text.find("Compiling is free. `mkb_task_compile`"), std::string::npos) << "compiling costs nothing";
   EXPECT_EQ(text.find("{{"), std::string::npos) << "a placeholder left unfilled";
 }
 

@@ -83,12 +83,48 @@ TEST(Ledger, RecordsTheEagerTime) {
 }
 
 // A ledger written before the field existed reads, its trials without an eager time (NaN: absent).
+// Compile checks are kept one by one, and their count with the attempt's end.
+TEST(Ledger, RecordsCompileChecks) {
+  testing::temp_dir dir;
+  auto path = dir.path() / "run.ledger";
+  {
+    auto l = ledger::open(path);
+    evaluation_report check;
+    check.verdict = MKB_VERDICT_COMPILE_ERROR;
+    check.source_hash = "0123abcd";
+    check.submissions_left = 10;
+    check.seconds_left = 2000;
+    l->compile_checked(finished("p1", 0, 0).key, check, 1, 1.25);
+    trial_result done = finished("p1", 0, 2.5);
+    done.compile_checks = 1;
+    l->trial_finished(done);
+  }
+  ledger_contents c = ledger::open(path)->loaded();
+  ASSERT_EQ(c.compile_checks.size(), 1u);
+  const compile_check_record &k = c.compile_checks[0];
+  EXPECT_EQ(k.key, finished("p1", 0, 0).key);
+  EXPECT_EQ(k.key.dsl, "cuda");
+  EXPECT_EQ(k.index, 1);
+  EXPECT_EQ(k.verdict, MKB_VERDICT_COMPILE_ERROR);
+  EXPECT_EQ(k.source_hash, "0123abcd");
+  EXPECT_DOUBLE_EQ(k.wall_seconds, 1.25);
+  EXPECT_GT(k.unix_time, 0);
+  ASSERT_EQ(c.finished.size(), 1u);
+  EXPECT_EQ(c.finished[0].compile_checks, 1);
+  ledger_dump dump = ledger::dump_json(path);
+  ASSERT_EQ(dump.records.size(), 2u);
+  EXPECT_NE(dump.records[0].json.find("\"body_type\": \"CompileChecked\""), std::string::npos) << dump.records[0].json;
+  EXPECT_NE(dump.records[0].json.find("\"verdict\": \"compile_error\""), std::string::npos) << dump.records[0].json;
+  EXPECT_NE(dump.records[0].json.find("\"seconds_left\": 2000"), std::string::npos) << dump.records[0].json;
+}
+
 TEST(Ledger, AnOlderLedgerHasNoEagerTimes) {
   ledger_contents c = ledger::read_intact(std::filesystem::path(MKB_TEST_SOURCE_DIR) / "tests/fuzz/corpus/ledger_reader/four_trials.ledger");
   ASSERT_FALSE(c.finished.empty());
   for (const trial_result &t : c.finished) {
     EXPECT_TRUE(std::isnan(t.eager_us)) << t.key.id();
     EXPECT_TRUE(std::isnan(t.speedup_vs_eager())) << t.key.id();
+    EXPECT_EQ(t.compile_checks, 0) << t.key.id();
   }
 }
 

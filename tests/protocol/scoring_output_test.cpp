@@ -26,6 +26,7 @@ std::vector<trial_result> results() {
   solo_a.cost_usd = 0.5;
   solo_a.seconds_used = 30;
   solo_a.submissions_used = 2;
+  solo_a.compile_checks = 5;
   trial_result b2a = trial("p1", MKB_ARM_B2A_SKILL, NAN);
   b2a.verdict = MKB_VERDICT_NO_KERNEL;
   b2a.skipped = true;
@@ -43,10 +44,12 @@ TEST(ScoringOutput, JsonListsStaleTrialsAndUsageByArm) {
   expect_contains(json, R"("include_stale":false)");
   expect_contains(json, R"("models":[{"model":"m","stale":{"count":1,"trials":["p2/a/solo_a/r0"]})");
   expect_contains(json, R"("usage":{"solo_a":{"trials":1,"input_tokens":100,"cached_input_tokens":40,)"
-                        R"("output_tokens":10,"cost_usd":0.5,"mean_agent_seconds":30,"submissions":2,"mean_submissions":2})");
+                        R"("output_tokens":10,"cost_usd":0.5,"mean_agent_seconds":30,"submissions":2,"mean_submissions":2,)"
+                        R"("compile_checks":5,"mean_compile_checks":5})");
   // the skipped b2a never ran
   expect_contains(json, R"("b2a_skill":{"trials":0,"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,)"
-                        R"("cost_usd":0,"mean_agent_seconds":null,"submissions":0,"mean_submissions":null})");
+                        R"("cost_usd":0,"mean_agent_seconds":null,"submissions":0,"mean_submissions":null,)"
+                        R"("compile_checks":0,"mean_compile_checks":null})");
 }
 
 TEST(ScoringOutput, JsonGivesReplicateStatesAndWithSkill) {
@@ -74,7 +77,8 @@ TEST(ScoringOutput, TableCountsStatesAndStaleTrialsAndPrintsUsage) {
   expect_contains(table, "  with skill (none skipped)    1 pairs  S base  60.0  skill  80.0  lift +20.0\n");
   expect_contains(table, "  with skill (none skipped)    0 pairs  S base     -  skill     -  lift     -\n");
   expect_contains(table, "usage of model m");
-  expect_contains(table, "  solo_a           1           100            40             10      0.50    30.0            2 (2.0)\n");
+  expect_contains(table, "  solo_a           1           100            40             10      0.50    30.0            2 (2.0)"
+                         "               5 (5.0)\n");
 }
 
 TEST(ScoringOutput, TableSaysWhenStaleTrialsAreIncluded) {

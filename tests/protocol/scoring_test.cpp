@@ -293,6 +293,7 @@ TEST(Scoring, UsageSumsAndMeansByArmAndRole) {
     r.cost_usd = cost;
     r.seconds_used = seconds;
     r.submissions_used = submissions;
+    r.compile_checks = 3 * submissions;
   };
   spend(0, 1000, 100, 10, 0.5, 60, 1); // p1 solo_a
   spend(4, 2000, 200, 20, 1.0, 120, 2); // p2 solo_a
@@ -310,6 +311,8 @@ TEST(Scoring, UsageSumsAndMeansByArmAndRole) {
   EXPECT_NEAR(solo_a.mean_seconds(), 140, 1e-12);
   EXPECT_EQ(solo_a.submissions, 9u);
   EXPECT_NEAR(solo_a.mean_submissions(), 3, 1e-12);
+  EXPECT_EQ(solo_a.compile_checks, 27u);
+  EXPECT_NEAR(solo_a.mean_compile_checks(), 9, 1e-12);
   const arm_usage &b2a = scores.models[0].usage_by_arm[MKB_ARM_B2A_SKILL];
   EXPECT_EQ(b2a.trials, 2u);
   EXPECT_EQ(b2a.input_tokens, 1200u);
@@ -317,6 +320,7 @@ TEST(Scoring, UsageSumsAndMeansByArmAndRole) {
   EXPECT_NEAR(b2a.cost_usd, 1.0, 1e-12);
   EXPECT_NEAR(b2a.mean_seconds(), 40, 1e-12);
   EXPECT_NEAR(b2a.mean_submissions(), 3, 1e-12);
+  EXPECT_EQ(b2a.compile_checks, 18u) << "the skipped trial's are not counted";
   EXPECT_EQ(scores.models[0].usage_by_arm[MKB_ARM_SOLO_B].trials, 3u);
   EXPECT_EQ(scores.models[0].usage_by_arm[MKB_ARM_SOLO_B].input_tokens, 0u);
   // roles: in B to A the source is solo_b, the base solo_a and the skill b2a

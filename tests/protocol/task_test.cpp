@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/hash.hpp"
 #include "mkb.h"
 #include "protocol/ledger.hpp"
 #include "protocol/scoring.hpp"
@@ -36,7 +37,11 @@ public:
     r.detail = "the worker is gone";
     return r;
   }
+  evaluation_report compile_for_task(const problem &p, const dsl &d, std::string_view s) override {
+    return evaluate_for_task(p, d, s);
+  }
   void record_submission(const trial_key &, const evaluation_report &, const std::string &, const usage_totals &) override {}
+  void record_compile_check(const trial_key &, const evaluation_report &, int, double) override {}
   void record_skill(const trial_key &, const std::string &) override {}
   void trial_ended(int, const trial_result &) override {}
 };
@@ -158,6 +163,132 @@ TEST(Task, ASkillArmKeepsASkillThatIsRecordedAndNeverHandedOn) {
   for (const trial_result &r : ledger::read(dir.path() / "run.ledger").finished)
     if (r.key.arm == MKB_ARM_A2B_SKILL && r.key.problem == skill_arm->key().problem)
       EXPECT_EQ(r.skill, "what the skill arm learned");
+}
+
+// A compile-only session on the real worker: NVRTC and the plan check for real, nothing run.
+session_config compile_only_config(const testing::temp_dir &dir) {
+  session_config c = scripted_config(dir);
+  c.worker_path = testing::real_worker();
+  c.gpus.reset();
+  c.compile_only = true;
+  return c;
+}
+
+std::string replaced(std::string text, const std::string &from, const std::string &to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+TEST(Task, ACompileCheckSpendsNoSubmissionAndIsRecorded) {
+  testing::temp_dir dir;
+  session_config c = compile_only_config(dir);
+  std::string id;
+  std::vector<std::string> sources;
+  {
+    session s(c);
+    std::shared_ptr<task> t = first_task(s);
+    id = t->id();
+    const std::string good = testing::stored_solution_source(t->target(), "cuda");
+    sources = {good + "\nthis_is_not_cuda;\n", good, replaced(good, "\nlaunch ", "\nlaunch no_such_")};
+
+    evaluation_report broken = t->compile(sources[0]);
+    EXPECT_EQ(broken.verdict, MKB_VERDICT_COMPILE_ERROR) << broken.message;
+    EXPECT_NE(broken.message.find("this_is_not_cuda"), std::string::npos) << "the compiler's log: " << broken.message;
+    EXPECT_FALSE(broken.counted);
+    EXPECT_TRUE(broken.compile_check);
+    EXPECT_EQ(broken.submission, 0u);
+    EXPECT_EQ(broken.submissions_left, 10u);
+    EXPECT_GT(broken.seconds_left, 0);
+    EXPECT_NE(broken.message.find("no submission spent"), std::string::npos) << broken.message;
+
+    evaluation_report fixed = t->compile(sources[1]);
+    EXPECT_EQ(fixed.verdict, MKB_VERDICT_COMPILED) << fixed.message;
+    EXPECT_NE(fixed.message.find("compiles; 1 launch checked"), std::string::npos) << fixed.message;
+    EXPECT_NE(fixed.json.find("\"compile_check\":true"), std::string::npos) << fixed.json;
+    EXPECT_EQ(t->submissions_left(), 10u);
+
+    evaluation_report mismatch = t->compile(sources[2]);
+    EXPECT_EQ(mismatch.verdict, MKB_VERDICT_LAUNCH_ERROR) << mismatch.message;
+    EXPECT_NE(mismatch.detail.find("no kernel 'no_such_"), std::string::npos) << mismatch.detail;
+
+    evaluation_report submitted = t->submit(good);
+    EXPECT_TRUE(submitted.counted);
+    EXPECT_EQ(submitted.submission, 1u) << "compile checks are not numbered among the submissions";
+    EXPECT_EQ(submitted.submissions_left, 9u) << "a real submission still counts 1";
+    EXPECT_EQ(t->submissions_left(), 9u);
+    t->finalize("agent");
+    EXPECT_EQ(t->seconds_left(), 0) << "the attempt has ended";
+    EXPECT_EQ(status_of([&] { t->compile(good); }), MKB_ERR_STATE);
+  }
+  ledger_contents first = ledger::read(dir.path() / "run.ledger");
+  ASSERT_EQ(first.compile_checks.size(), 3u);
+  const int verdicts[] = {MKB_VERDICT_COMPILE_ERROR, MKB_VERDICT_COMPILED, MKB_VERDICT_LAUNCH_ERROR};
+  for (int i = 0; i < 3; ++i) {
+    const compile_check_record &k = first.compile_checks[i];
+    EXPECT_EQ(k.key.id(), id);
+    EXPECT_EQ(k.index, i + 1);
+    EXPECT_EQ(k.verdict, verdicts[i]);
+    EXPECT_EQ(k.source_hash, xxh3_128(sources[i]).hex());
+    EXPECT_GT(k.wall_seconds, 0);
+    EXPECT_GT(k.unix_time, 0);
+  }
+  ASSERT_EQ(first.finished.size(), 2u) << "the attempt, and its skill arm skipped (no skill was written)";
+  const trial_result &attempt = first.finished[0];
+  EXPECT_EQ(attempt.key.id(), id);
+  EXPECT_EQ(attempt.compile_checks, 3);
+  EXPECT_EQ(attempt.submissions_used, 1);
+  EXPECT_EQ(compute_scores(first.finished).models.at(0).usage_by_arm[attempt.key.arm].compile_checks, 3u);
+
+  // Resuming keeps the records; the next attempt's checks follow them, numbered from 1.
+  {
+    session s(c);
+    std::shared_ptr<task> t = first_task(s);
+    EXPECT_NE(t->id(), id) << "the finished attempt is not planned again";
+    EXPECT_EQ(t->compile(testing::stored_solution_source(t->target(), "cuda")).verdict, MKB_VERDICT_COMPILED);
+  }
+  ledger_contents resumed = ledger::read(dir.path() / "run.ledger");
+  ASSERT_EQ(resumed.compile_checks.size(), 4u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(resumed.compile_checks[i].source_hash, first.compile_checks[i].source_hash);
+  EXPECT_EQ(resumed.compile_checks[3].index, 1);
+  EXPECT_NE(resumed.compile_checks[3].key.id(), id);
+  EXPECT_EQ(resumed.finished.at(0).compile_checks, 3);
+}
+
+// In a session that runs kernels (the double's pretend GPU), a check runs nothing: a kernel that
+// would crash the worker compiles, and checks go on while the submissions are spent.
+TEST(Task, ACompileCheckRunsNothingAndNeedsNoSubmissionLeft) {
+  testing::temp_dir dir;
+  session_config c = scripted_config(dir);
+  c.budget_submissions = 1;
+  session s(c);
+  std::shared_ptr<task> t = first_task(s);
+  evaluation_report crashing = t->compile(kernel(*t, 30, "crash"));
+  EXPECT_EQ(crashing.verdict, MKB_VERDICT_COMPILED) << crashing.message;
+  EXPECT_EQ(crashing.result.gpu_wait_ms, 0);
+  EXPECT_EQ(t->submit(kernel(*t, 30)).submissions_left, 0u);
+  evaluation_report after = t->compile(kernel(*t, 20));
+  EXPECT_EQ(after.verdict, MKB_VERDICT_COMPILED) << after.message;
+  EXPECT_EQ(after.submissions_left, 0u);
+}
+
+TEST(Task, ACompileCheckAfterTheDeadlineEndsTheAttempt) {
+  testing::temp_dir dir;
+  session_config c = scripted_config(dir);
+  c.budget_seconds = 1;
+  session s(c);
+  std::shared_ptr<task> t = first_task(s);
+  EXPECT_GT(t->seconds_left(), 0);
+  EXPECT_LE(t->seconds_left(), 1);
+  std::string source = kernel(*t, 30);
+  t->set_final(source);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  mkb_status status = status_of([&] { t->compile(source); });
+  // The session's deadline watcher may have ended the attempt first.
+  EXPECT_TRUE(status == MKB_ERR_BUDGET || status == MKB_ERR_STATE) << mkb_status_name(status);
+  EXPECT_TRUE(t->ended());
+  EXPECT_EQ(t->seconds_left(), 0);
+  EXPECT_TRUE(ledger::read(dir.path() / "run.ledger").compile_checks.empty()) << "nothing was checked";
 }
 
 TEST(Task, AFinalEvaluationThatCannotRunAtTheDeadlineIsTriedAgainLessAndLessOften) {

@@ -4,6 +4,7 @@
     with mkb.Session(dsl_a="cuda", dsl_b="cuda", ledger_path=Path("run.ledger"), model="my-model") as session:
         for task in session.tasks():
             with task:
+                check = task.compile(kernel_source)      # free: COMPILED or the compiler's log
                 report = task.submit(kernel_source)
                 print(report.verdict, report.message)     # PASSED ...
                 task.submit_skill("what I learned")

@@ -80,6 +80,26 @@ class Task(_Releasable):
         self._check(lib.mkb_submit_attempt(self._live(), data, len(data), ctypes.byref(out)))
         return Report(out)
 
+    def compile(self, source: Union[str, bytes]) -> Report:
+        """Checks that a kernel compiles, for free: the DSL's frontend, the compiler and the launch plan
+        against the compiled code, as a submission goes before anything runs. Nothing runs and no
+        submission is spent, only the wall clock; the verdict is COMPILED or the error (COMPILE_ERROR,
+        LAUNCH_ERROR, REFUSED, ...). Raises BudgetError once the time is spent."""
+        data = _bytes(source)
+        out = ctypes.c_void_p()
+        self._check(lib.mkb_task_compile(self._live(), data, len(data), ctypes.byref(out)))
+        return Report(out)
+
+    @property
+    def submissions_left(self) -> int:
+        """Submissions that may still enter evaluation (compile checks spend none)."""
+        return lib.mkb_task_submissions_left(self._live())
+
+    @property
+    def seconds_left(self) -> float:
+        """Wall-clock seconds left until the deadline; 0 once the attempt has ended."""
+        return lib.mkb_task_seconds_left(self._live())
+
     def submit_skill(self, text: Union[str, bytes]) -> None:
         """Records the skill this attempt leaves for the other DSL's arm (every arm keeps one)."""
         data = _bytes(text)

@@ -81,6 +81,30 @@ def test_budget_and_refusals(worker, solutions, tmp_path):
             task.submit("x")
 
 
+def test_compile_checks_spend_no_submission(worker, solutions, tmp_path):
+    with mkb.Session(worker_path=worker, dsl_a="cuda", dsl_b="cuda", problems=ROUTING, budget_submissions=2,
+                     cache_dir=str(tmp_path / "cache")) as session:
+        task = session.next_tasks(1)[0]
+        assert task.submissions_left == 2
+        assert 0 < task.seconds_left <= 2400
+        good = kernel(solutions, ROUTING, 10)
+        broken = task.compile(good + "\nthis_is_not_cuda;\n")
+        assert broken.verdict == mkb.Verdict.COMPILE_ERROR and not broken.counted
+        assert "this_is_not_cuda" in broken.message
+        checked = task.compile(good)
+        assert checked.verdict == mkb.Verdict.COMPILED, checked.message
+        assert "1 launch checked" in checked.message
+        assert checked.submission == 0 and checked.submissions_left == 2
+        assert task.submissions_left == 2
+        assert task.submit(good).submissions_left == 1
+        assert task.submissions_left == 1
+        task.finalize()
+        assert task.seconds_left == 0
+        with pytest.raises(mkb.StateError):
+            task.compile(good)
+        task.close()
+
+
 def test_handles_are_released_by_the_garbage_collector(worker, solutions, tmp_path):
     session = mkb.Session(worker_path=worker, dsl_a="cuda", dsl_b="cuda", problems=ROUTING,
                           cache_dir=str(tmp_path / "cache"))
