@@ -20,7 +20,8 @@ with set_final, then finish; then next_task again until it says done. The task's
 next_task to finish, through compiles and submissions alike; budget says what is left.
 The instruction names the library's C functions; here they are tools: mkb_task_compile is compile,
 mkb_submit_attempt is submit, mkb_submit_skill is keep_skill, mkb_task_set_final and
-mkb_task_set_final_submission are set_final (with source or with submission), mkb_finalize is finish."""
+mkb_task_set_final_submission are set_final (with source or with submission), mkb_task_submissions_left
+and mkb_task_seconds_left are budget, mkb_finalize is finish."""
 
 
 def build(session: mkb.Session, max_open: int) -> tuple[MCPServer, Board]:
