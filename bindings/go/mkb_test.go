@@ -98,3 +98,45 @@ func TestErrorsCarryTheHandleText(t *testing.T) {
 		t.Errorf("message %q", err.Error())
 	}
 }
+
+func TestCompileChecksSpendNoSubmission(t *testing.T) {
+	o := options(t)
+	o.LedgerPath = ""
+	s, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	task, err := s.NextTask(200 * time.Millisecond)
+	if err != nil || task == nil {
+		t.Fatal(err)
+	}
+	defer task.Close()
+	if task.SubmissionsLeft() != 10 || task.SecondsLeft() <= 0 {
+		t.Fatalf("budget before: %d submissions, %g s", task.SubmissionsLeft(), task.SecondsLeft())
+	}
+	broken, err := task.Compile(kernel(t, 10) + "\nthis_is_not_cuda;\n")
+	if err != nil || broken.Verdict != VerdictCompileError || broken.Counted || !strings.Contains(broken.Message, "this_is_not_cuda") {
+		t.Fatalf("%v %+v", err, broken)
+	}
+	checked, err := task.Compile(kernel(t, 10))
+	if err != nil || checked.Verdict != VerdictCompiled || checked.Submission != 0 || checked.SubmissionsLeft != 10 ||
+		!strings.Contains(checked.Message, "1 launch checked") {
+		t.Fatalf("%v %+v", err, checked)
+	}
+	if task.SubmissionsLeft() != 10 {
+		t.Fatalf("a compile check spent a submission: %d left", task.SubmissionsLeft())
+	}
+	if r, err := task.Submit(kernel(t, 10)); err != nil || r.SubmissionsLeft != 9 || task.SubmissionsLeft() != 9 {
+		t.Fatalf("%v %+v", err, r)
+	}
+	if _, err := task.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	if task.SecondsLeft() != 0 {
+		t.Errorf("%g s left after the end", task.SecondsLeft())
+	}
+	if _, err := task.Compile(kernel(t, 10)); !errors.Is(err, ErrState) {
+		t.Errorf("a check after the end: %v", err)
+	}
+}

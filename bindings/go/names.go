@@ -20,7 +20,7 @@ const (
 	VerdictOutOfMemory   Verdict = 9  // exhausted device memory
 	VerdictCrashed       Verdict = 10 // the GPU worker died while running the submission
 	VerdictInconsistent  Verdict = 11 // correct at first, wrong when re-verified during timing
-	VerdictCompiled      Verdict = 12 // compile-only session: compiled and checked, not run
+	VerdictCompiled      Verdict = 12 // compiled and checked, not run: a compile check, or a compile-only session
 	VerdictNoKernel      Verdict = 13 // final evaluation of an attempt that never had a kernel evaluated
 )
 

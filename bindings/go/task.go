@@ -61,6 +61,38 @@ func (t *Task) Submit(source string) (*Report, error) {
 	return takeReport(out), nil
 }
 
+// Compile checks that a kernel compiles, for free: the DSL's frontend, the compiler and the launch
+// plan against the compiled code, as a submission goes before anything runs. Nothing runs and no
+// submission is spent, only the wall clock; the verdict is VerdictCompiled or the error
+// (VerdictCompileError, VerdictLaunchError, VerdictRefused, ...). ErrBudget once the time is spent.
+func (t *Task) Compile(source string) (*Report, error) {
+	defer pin()()
+	c := C.CString(source)
+	defer C.free(unsafe.Pointer(c))
+	var out *C.mkb_report
+	err := t.check(C.mkb_task_compile(t.handle, c, C.size_t(len(source)), &out))
+	runtime.KeepAlive(t)
+	if err != nil {
+		return nil, err
+	}
+	return takeReport(out), nil
+}
+
+// SubmissionsLeft is the number of submissions that may still enter evaluation (compile checks
+// spend none).
+func (t *Task) SubmissionsLeft() uint32 {
+	left := uint32(C.mkb_task_submissions_left(t.handle))
+	runtime.KeepAlive(t)
+	return left
+}
+
+// SecondsLeft is the wall-clock time left until the deadline, in seconds; 0 once the attempt has ended.
+func (t *Task) SecondsLeft() float64 {
+	left := float64(C.mkb_task_seconds_left(t.handle))
+	runtime.KeepAlive(t)
+	return left
+}
+
 // SubmitSkill replaces the attempt's skill (every arm keeps one).
 func (t *Task) SubmitSkill(skill string) error {
 	defer pin()()

@@ -272,6 +272,26 @@ TEST(Task, ACompileCheckRunsNothingAndNeedsNoSubmissionLeft) {
   EXPECT_EQ(after.submissions_left, 0u);
 }
 
+// A Python DSL's check runs its frontend as a submission does (in the sandbox): what fails to import
+// is its compile error with the traceback, and spends nothing.
+TEST(Task, APythonDslsCompileCheckRunsItsFrontend) {
+  if (std::string why; !find_dsl("triton")->usable(&why)) GTEST_SKIP() << "triton is not usable here: " << why;
+  testing::temp_dir dir;
+  session_config c = compile_only_config(dir);
+  c.dsl_a = c.dsl_b = "triton";
+  c.problem_patterns = {"topk_softmax_routing_mixtral_8x7b_bf16"};
+  session s(c);
+  std::shared_ptr<task> t = first_task(s);
+  const std::string good = testing::stored_solution_source(t->target(), "triton");
+  evaluation_report imported = t->compile("import mkb_no_such_module\n" + good);
+  EXPECT_EQ(imported.verdict, MKB_VERDICT_COMPILE_ERROR) << imported.message;
+  EXPECT_NE(imported.message.find("No module named 'mkb_no_such_module'"), std::string::npos) << imported.message;
+  evaluation_report compiled = t->compile(good);
+  EXPECT_EQ(compiled.verdict, MKB_VERDICT_COMPILED) << compiled.message;
+  EXPECT_NE(compiled.message.find("launch checked"), std::string::npos) << compiled.message;
+  EXPECT_EQ(t->submissions_left(), 10u);
+}
+
 TEST(Task, ACompileCheckAfterTheDeadlineEndsTheAttempt) {
   testing::temp_dir dir;
   session_config c = scripted_config(dir);

@@ -110,6 +110,9 @@ declare! {
     mkb_task_json(task: *const mkb_task) -> *const c_char;
     mkb_task_errmsg(task: *const mkb_task) -> *const c_char;
     mkb_submit_attempt(task: *mut mkb_task, source: *const c_char, size: usize, report_out: *mut *mut mkb_report) -> mkb_status;
+    mkb_task_compile(task: *mut mkb_task, source: *const c_char, size: usize, report_out: *mut *mut mkb_report) -> mkb_status;
+    mkb_task_submissions_left(task: *const mkb_task) -> u32;
+    mkb_task_seconds_left(task: *const mkb_task) -> c_double;
     mkb_submit_skill(task: *mut mkb_task, text: *const c_char, size: usize) -> mkb_status;
     mkb_task_add_usage(task: *mut mkb_task, input_tokens: u64, output_tokens: u64, cost_usd: c_double) -> mkb_status;
     mkb_task_add_usage_v2(task: *mut mkb_task, input_tokens: u64, cached_input_tokens: u64, output_tokens: u64, cost_usd: c_double) -> mkb_status;

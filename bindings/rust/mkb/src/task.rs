@@ -68,6 +68,26 @@ impl Task {
         Ok(unsafe { Report::take(out) })
     }
 
+    /// Checks that a kernel compiles, for free: the DSL's frontend, the compiler and the launch plan
+    /// against the compiled code, as a submission goes before anything runs. Nothing runs and no
+    /// submission is spent, only the wall clock; the verdict is `Compiled` or the error
+    /// (`CompileError`, `LaunchError`, `Refused`, ...). `ErrorKind::Budget` once the time is spent.
+    pub fn compile(&self, source: &str) -> Result<Report> {
+        let mut out = ptr::null_mut();
+        self.check(unsafe { sys::mkb_task_compile(self.raw.as_ptr(), source.as_ptr() as *const c_char, source.len(), &mut out) })?;
+        Ok(unsafe { Report::take(out) })
+    }
+
+    /// Submissions that may still enter evaluation (compile checks spend none).
+    pub fn submissions_left(&self) -> u32 {
+        unsafe { sys::mkb_task_submissions_left(self.raw.as_ptr()) }
+    }
+
+    /// Wall-clock seconds left until the deadline; 0 once the attempt has ended.
+    pub fn seconds_left(&self) -> f64 {
+        unsafe { sys::mkb_task_seconds_left(self.raw.as_ptr()) }
+    }
+
     /// Replaces the attempt's skill (every arm keeps one).
     pub fn submit_skill(&self, skill: &str) -> Result<()> {
         self.check(unsafe { sys::mkb_submit_skill(self.raw.as_ptr(), skill.as_ptr() as *const c_char, skill.len()) })

@@ -24,7 +24,8 @@ pub enum Verdict {
     Crashed,
     /// Correct at first, wrong when re-verified during timing.
     Inconsistent,
-    /// Compile-only session: compiled and checked, not run.
+    /// Compiled and the plan checked against the code, not run: a compile check (`Task::compile`),
+    /// or any evaluation in a compile-only session.
     Compiled,
     /// Final evaluation of an attempt that never had a kernel evaluated.
     NoKernel,

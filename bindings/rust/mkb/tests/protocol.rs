@@ -68,6 +68,31 @@ fn the_four_arms_and_scores() {
 }
 
 #[test]
+fn compile_checks_spend_no_submission() {
+    let dir = temp_dir("compile");
+    let mut o = options(&dir);
+    o.ledger_path = None;
+    let session = mkb::Session::open(&o).unwrap();
+    let task = session.next_task(Duration::from_millis(200)).unwrap().expect("a task");
+    assert_eq!(task.submissions_left(), 10);
+    assert!(task.seconds_left() > 0.0);
+    let broken = task.compile(&(kernel(10) + "\nthis_is_not_cuda;\n")).unwrap();
+    assert_eq!(broken.verdict, mkb::Verdict::CompileError);
+    assert!(!broken.counted);
+    assert!(broken.message.contains("this_is_not_cuda"), "{}", broken.message);
+    let checked = task.compile(&kernel(10)).unwrap();
+    assert_eq!(checked.verdict, mkb::Verdict::Compiled, "{}", checked.message);
+    assert!(checked.message.contains("1 launch checked"), "{}", checked.message);
+    assert_eq!((checked.submission, checked.submissions_left), (0, 10));
+    assert_eq!(task.submissions_left(), 10);
+    assert_eq!(task.submit(&kernel(10)).unwrap().submissions_left, 9);
+    assert_eq!(task.submissions_left(), 9);
+    task.finalize().unwrap();
+    assert_eq!(task.seconds_left(), 0.0);
+    assert_eq!(task.compile(&kernel(10)).unwrap_err().kind(), mkb::ErrorKind::State);
+}
+
+#[test]
 fn errors_carry_the_handle_text() {
     let dir = temp_dir("errors");
     let mut o = options(&dir);
