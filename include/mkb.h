@@ -311,7 +311,8 @@ MKB_API const char *mkb_session_errmsg(const mkb_session *session) MKB_NOEXCEPT;
  * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_STATE, MKB_ERR_IO.
  *   MKB_ERR_INVALID_ARGUMENT  NULL pointers, capacity 0.
  *   MKB_ERR_STATE             the session failed to open.
- *   MKB_ERR_IO                the ledger could not record a hand-out. That trial stays ready; tasks
+ *   MKB_ERR_IO                the ledger could not record a hand-out, or the task's DSL guide could
+ *                             not be written (see json below). That trial stays ready; tasks
  *                             taken before it are returned with MKB_OK; the call can be repeated.
  * Thread rules: safe to call from many threads at once; each task is handed out exactly once. */
 MKB_API mkb_status mkb_next_task(mkb_session *session, uint32_t wait_ms, mkb_task **tasks_out,
@@ -325,7 +326,13 @@ MKB_API mkb_status mkb_next_task(mkb_session *session, uint32_t wait_ms, mkb_tas
  *   source_skill  skill arms: the source solo's skill with a header saying it comes from an earlier
  *                 attempt at this problem in a different kernel DSL; solo arms: NULL. A skill arm's
  *                 instruction is its solo's instruction, byte for byte, with this as one more section
- *   json          all of the above and the budget as one JSON object
+ *   json          all of the above and the budget as one JSON object, plus "guide_path": the absolute
+ *                 path of the DSL's guide (docs/DSLS.md, Guides: programming model, API with
+ *                 signatures, tensor cores, launch plan, pitfalls, tested examples), which the
+ *                 instruction also names. The session writes it, read-only, when it hands out its
+ *                 first task in that DSL: beside the ledger as "<ledger_path>.guides/<dsl>.md", without
+ *                 a ledger in the cache folder as "<cache_dir>/guides/<hash>/<dsl>.md". null for a DSL
+ *                 this build has no guide for
  * A NULL task yields NULL (strings), -1 (arm) or 0 (replicate). */
 MKB_API const char *mkb_task_id(const mkb_task *task) MKB_NOEXCEPT;
 MKB_API const char *mkb_task_problem(const mkb_task *task) MKB_NOEXCEPT;

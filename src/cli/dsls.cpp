@@ -1,5 +1,5 @@
 // `mkb dsls`: the DSLs registered in this build and whether each can be used here, as aligned columns
-// or, with --json, as mkb_list_dsls gives them.
+// or, with --json, as mkb_list_dsls gives them; with --guide, one DSL's guide.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +7,9 @@
 #include "api/open_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/listings.hpp"
+#include "cli/not_found.hpp"
 #include "core/error.hpp"
+#include "dsl/dsl.hpp"
 #include "protocol/discovery.hpp"
 
 namespace mkb::cli {
@@ -16,6 +18,7 @@ namespace {
 
 struct dsls_options {
   bool json = false, no_sandbox = false;
+  std::string guide; // a DSL's name: print its guide instead of the list
 };
 
 void print_columns(const toolchain_survey &t) {
@@ -33,7 +36,20 @@ void print_columns(const toolchain_survey &t) {
              t.default_pair.first, t.default_pair.second);
 }
 
+int print_guide(const std::string &name) {
+  const dsl *d = find_dsl(name);
+  if (!d) return report_not_found("mkb dsls", "DSL", name, dsl_names());
+  std::string_view text = d->guide();
+  if (text.empty()) {
+    fmt::print(stderr, "mkb dsls: this build has no guide for '{}' (docs/DSLS.md, Guides)\n", name);
+    return exit_environment;
+  }
+  fmt::print("{}", text);
+  return exit_ok;
+}
+
 int list(const dsls_options &o) {
+  if (!o.guide.empty()) return print_guide(o.guide);
   try {
     if (o.json) {
       fmt::print("{}\n", list_dsls_json(o.no_sandbox));
@@ -58,6 +74,9 @@ void add_dsls(CLI::App &mkb, int &exit_code) {
   command->add_flag("--json", o->json, "print mkb_list_dsls' JSON: the interpreter, the default pair, the sandbox and "
                                        "each DSL");
   command->add_flag("--no-sandbox", o->no_sandbox, "judge the Python DSLs as a session with --no-sandbox would");
+  command->add_option("--guide", o->guide, "print the guide of this DSL (the file every task in it points to)")
+      ->excludes("--json")
+      ->excludes("--no-sandbox");
   command->callback([o, &exit_code] { exit_code = list(*o); });
 }
 

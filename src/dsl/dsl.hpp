@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/build_info.hpp"
@@ -57,6 +58,10 @@ public:
   virtual std::string display_name() const = 0; // "CUDA C++ (NVRTC)"
   // What an agent needs to know to write a submission: format, plan, environment, versions.
   virtual std::string notes() const = 0;
+  // The DSL's guide, src/dsl/guides/<name>.md built in: the offline manual every task in this DSL
+  // points its agent to (programming model, API, tensor cores, launch plan, pitfalls, examples). Empty
+  // only for a DSL whose guide the build was configured without (src/CMakeLists.txt: mkb_guides_pending).
+  std::string_view guide() const;
   // Whether the toolchain works here, and if not, why (with the versions found).
   virtual bool usable(const frontend_environment &env, std::string *why) const = 0;
   // Throws submission_error (refused) or compile_failure (counted) naming what is wrong, with the line

@@ -61,7 +61,8 @@ std::string skill_section(const std::string &skill) {
   return fill_template(resource("protocol/skill_transfer.md"), {{"skill", skill}});
 }
 
-std::string render_instruction(const problem &p, const dsl &d, const budget_limits &budget) {
+std::string render_instruction(const problem &p, const dsl &d, const budget_limits &budget,
+                               const std::string &guide_path) {
   std::string invariants;
   for (const std::string &i : p.invariants) invariants += "- " + i + "\n";
   if (invariants.empty()) invariants = "- Nothing beyond the shapes, dtypes and distributions above.\n";
@@ -73,6 +74,11 @@ std::string render_instruction(const problem &p, const dsl &d, const budget_limi
       "every other one counts, including one whose code fails to import, trace or compile.\n"
       "- At most {} bytes per submission; at most {} bytes of skill.\n",
       budget.seconds / 60.0, budget.submissions, budget.source_bytes, budget.skill_bytes);
+  std::string guide;
+  if (!guide_path.empty())
+    guide = fmt::format("\nThe {} guide for this task: {}: programming model, API with signatures, tensor cores, "
+                        "launch plan, pitfalls, tested examples.\n",
+                        d.display_name(), guide_path);
   return fill_template(resource("protocol/instruction.md"), {{"problem", p.id},
                                                               {"dsl_display", d.display_name()},
                                                               {"description", p.description},
@@ -81,6 +87,7 @@ std::string render_instruction(const problem &p, const dsl &d, const budget_limi
                                                               {"tensors", tensor_table(p)},
                                                               {"invariants", invariants},
                                                               {"dsl_notes", d.notes()},
+                                                              {"guide", guide},
                                                               {"budget", budget_text}});
 }
 

@@ -1,5 +1,5 @@
-// What a task tells its agent: rendered from the problem, the DSL's notes, the contract and the budget
-// (src/protocol/instruction*.md), so that adding a DSL or a problem changes no template.
+// What a task tells its agent: rendered from the problem, the DSL's notes and guide's path, the contract
+// and the budget (src/protocol/instruction*.md), so that adding a DSL or a problem changes no template.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +19,9 @@ struct budget_limits {
 
 // Every arm's instruction: a skill arm's is this text followed by skill_section() and nothing else, so
 // that the transferred skill is the only difference between arms (as in the original benchmark).
-std::string render_instruction(const problem &p, const dsl &d, const budget_limits &budget);
+// guide_path: where the session wrote the DSL's guide, pointed to from the text; empty: no pointer.
+std::string render_instruction(const problem &p, const dsl &d, const budget_limits &budget,
+                               const std::string &guide_path);
 
 // The one section a skill arm's instruction adds: the source solo's skill, said to come from an earlier
 // attempt at this problem in a different kernel DSL (which DSL is not said).

@@ -49,18 +49,22 @@ std::pair<const dsl *, const dsl *> resolve_dsl_pair(const session_config &confi
   return {da, db};
 }
 
+std::string language_fingerprint(std::string_view name, std::string_view notes, std::string_view guide) {
+  hasher128 language;
+  language.add(name).add(notes).add(guide);
+  // Every frontend script, for every DSL: a DSL does not say which it runs, so a change to one is
+  // taken to change them all (a needless re-run rather than a missed one).
+  for (const embedded_file &file : embedded::resources())
+    if (file.path.starts_with("dsl/frontends/")) language.add(file.path).add(file.data);
+  return language.digest().hex();
+}
+
 fingerprints fingerprints_for(const problem &p, const dsl &d, const session_config &config,
                               const evaluation_settings &settings) {
   fingerprints f;
   f.problem = hasher128().add(p.spec_text).add(p.reference).add(p.baseline_source).add(p.anchor_source).add(p.generators_source)
                   .digest().hex();
-  hasher128 language;
-  language.add(d.name()).add(d.notes());
-  // Every frontend script, for every DSL: a DSL does not say which it runs, so a change to one is
-  // taken to change them all (a needless re-run rather than a missed one).
-  for (const embedded_file &file : embedded::resources())
-    if (file.path.starts_with("dsl/frontends/")) language.add(file.path).add(file.data);
-  f.dsl = language.digest().hex();
+  f.dsl = language_fingerprint(d.name(), d.notes(), d.guide());
   hasher128 contract;
   contract.add(contract_version)
       .add(fmt::format("{} {} {} {}", config.budget_seconds, config.budget_submissions, config.budget_source_bytes,

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,7 +23,11 @@ class dsl;
 // Throws MKB_ERR_CONFIG (one of the two given) or MKB_ERR_NOT_FOUND (a DSL not registered).
 std::pair<const dsl *, const dsl *> resolve_dsl_pair(const session_config &config);
 
-// Everything that shapes an attempt at `p` in `d`: the problem's files; the DSL's name, notes and
+// What an agent sees of a DSL and what compiles its submissions: its name, notes and guide, and the
+// frontend scripts. fingerprints_for's `dsl`.
+std::string language_fingerprint(std::string_view name, std::string_view notes, std::string_view guide);
+
+// Everything that shapes an attempt at `p` in `d`: the problem's files; the DSL's name, notes, guide and
 // frontend scripts; the contract (budgets, draws, instruction templates).
 fingerprints fingerprints_for(const problem &p, const dsl &d, const session_config &config,
                               const evaluation_settings &settings);

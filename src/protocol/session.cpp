@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "dsl/dsl.hpp"
+#include "protocol/guide_files.hpp"
 #include "protocol/instruction.hpp"
 #include "protocol/plan_setup.hpp"
 #include "protocol/provenance.hpp"
@@ -100,28 +101,28 @@ std::vector<std::shared_ptr<task>> session::next_tasks(std::chrono::milliseconds
       std::optional<int> index = plan_->take();
       if (!index) break;
       planned_trial &t = plan_->trials()[*index];
-      if (ledger_) {
-        try {
-          ledger_->trial_started(t.key, t.prints);
-        } catch (...) {
-          // The hand-out could not be recorded: the trial stays ready (not lost), and the tasks
-          // already taken go out; the error comes back on the next call if it persists.
-          plan_->put_back(*index);
-          if (out.empty()) throw;
-          *done = false;
-          return out;
-        }
+      std::string guide;
+      try {
+        guide = guide_path(*t.language);
+        if (ledger_) ledger_->trial_started(t.key, t.prints);
+      } catch (...) {
+        // The guide could not be written or the hand-out recorded: the trial stays ready (not lost),
+        // and the tasks already taken go out; the error comes back on the next call if it persists.
+        plan_->put_back(*index);
+        if (out.empty()) throw;
+        *done = false;
+        return out;
       }
       budget_limits budget{config_.budget_seconds, config_.budget_submissions, config_.budget_source_bytes,
                            config_.skill_max_bytes};
       // A skill arm is told exactly what its solo is told, plus the skill: nothing else differs.
-      std::string instruction = render_instruction(*t.p, *t.language, budget), source_skill;
+      std::string instruction = render_instruction(*t.p, *t.language, budget, guide), source_skill;
       if (t.source >= 0) {
         source_skill = skill_section(plan_->trials()[t.source].result->skill);
         instruction += source_skill;
       }
       auto handed = std::make_shared<task>(*this, *index, t.key, t.prints, *t.p, *t.language, budget,
-                                           std::move(instruction), std::move(source_skill));
+                                           std::move(instruction), std::move(source_skill), std::move(guide));
       live_.push_back(handed);
       out.push_back(std::move(handed));
     }
@@ -132,6 +133,15 @@ std::vector<std::shared_ptr<task>> session::next_tasks(std::chrono::milliseconds
       return out;
     }
   }
+}
+
+const std::string &session::guide_path(const dsl &d) {
+  auto it = guide_paths_.find(d.name());
+  if (it != guide_paths_.end()) return it->second;
+  std::string path;
+  if (std::string_view text = d.guide(); !text.empty())
+    path = write_guide_file(guide_file_path(config_, d.name(), text), text).string();
+  return guide_paths_.emplace(d.name(), std::move(path)).first->second;
 }
 
 evaluation_report session::evaluate(const std::string &problem_id, const std::string &dsl_name, std::string_view source) {

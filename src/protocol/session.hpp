@@ -4,6 +4,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -62,6 +63,9 @@ private:
   evaluation_report evaluate_outside_tasks(const std::string &problem_id, const std::string &dsl_name,
                                            std::string_view source, bool audit);
   void skip_if_no_skill(int skill_arm); // with mutex_ held
+  // The path of d's guide, written the first time it is asked for; "" for a DSL without one. With
+  // mutex_ held; throws MKB_ERR_IO when it cannot be written.
+  const std::string &guide_path(const dsl &d);
   void watch_deadlines();
 
   session_config config_;
@@ -77,9 +81,10 @@ private:
   std::vector<std::string> stale_;
   int interrupted_ = 0;
 
-  std::mutex mutex_; // plan_, live_
+  std::mutex mutex_; // plan_, live_, guide_paths_
   std::condition_variable changed_;
   std::vector<std::weak_ptr<task>> live_;
+  std::map<std::string, std::string> guide_paths_; // by DSL name: the guides written so far
   bool stopping_ = false;
   std::thread watcher_;
 };

@@ -1,6 +1,6 @@
 // Which finished trials are stale: recorded under other fingerprints than the current plan's (the
-// problem's files, the DSL's frontend and notes, the instruction templates, the contract's settings),
-// or skill arms that received a skill their source no longer stands by. docs/PROTOCOL.md, Stale trials.
+// problem's files, the DSL's frontend, notes and guide, the instruction templates, the contract's
+// settings), or skill arms that received a skill their source no longer stands by. docs/PROTOCOL.md, Stale trials.
 #pragma once
 
 #include <vector>

@@ -16,9 +16,10 @@
 namespace mkb {
 
 task::task(task_host &host, int trial_index, trial_key key, fingerprints prints, const problem &p, const dsl &d,
-           budget_limits budget, std::string instruction, std::string source_skill)
+           budget_limits budget, std::string instruction, std::string source_skill, std::string guide_path)
     : host_(&host), trial_index_(trial_index), key_(std::move(key)), id_(key_.id()), prints_(std::move(prints)), problem_(p), dsl_(d),
       budget_(budget), instruction_(std::move(instruction)), source_skill_(std::move(source_skill)),
+      guide_path_(std::move(guide_path)),
       started_(clock::now()), deadline_((started_ + std::chrono::seconds(budget.seconds)).time_since_epoch().count()) {
   json_writer j;
   j.begin_object().field("id", key_.id()).field("problem", key_.problem).field("family", key_.family);
@@ -28,6 +29,8 @@ task::task(task_host &host, int trial_index, trial_key key, fingerprints prints,
   j.field("instruction", instruction_);
   if (source_skill_.empty()) j.key("source_skill").null();
   else j.field("source_skill", source_skill_);
+  if (guide_path_.empty()) j.key("guide_path").null();
+  else j.field("guide_path", guide_path_);
   j.end_object();
   json_ = j.take();
 }

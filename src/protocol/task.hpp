@@ -40,8 +40,9 @@ class task {
 public:
   using clock = std::chrono::steady_clock;
 
+  // guide_path: the DSL's guide as the session wrote it for agents to read; empty: none (task JSON null).
   task(task_host &host, int trial_index, trial_key key, fingerprints prints, const problem &p, const dsl &d,
-       budget_limits budget, std::string instruction, std::string source_skill);
+       budget_limits budget, std::string instruction, std::string source_skill, std::string guide_path);
 
   // Each throws mkb::error with the C API's status (docs in mkb.h).
   evaluation_report submit(std::string_view source);
@@ -71,6 +72,7 @@ public:
   const problem &target() const { return problem_; }
   const std::string &instruction() const { return instruction_; }
   const std::string &source_skill() const { return source_skill_; }
+  const std::string &guide_path() const { return guide_path_; }
   const std::string &json() const { return json_; }
   // Moves out by the time the task's evaluations spent queued for the GPU: that time is not the agent's.
   clock::time_point deadline() const { return clock::time_point(clock::duration(deadline_.load())); }
@@ -92,7 +94,7 @@ private:
   const problem &problem_;
   const dsl &dsl_;
   const budget_limits budget_;
-  const std::string instruction_, source_skill_;
+  const std::string instruction_, source_skill_, guide_path_;
   std::string json_;
   const clock::time_point started_;
   std::atomic<clock::rep> deadline_;         // read by the session's deadline watcher without the lock

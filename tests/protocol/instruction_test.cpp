@@ -41,12 +41,19 @@ TEST(Instruction, ASkillArmIsToldWhatItsSoloIsToldPlusTheSkill) {
 TEST(Instruction, EveryArmIsAskedForASkillAndToldWhatCounts) {
   suite problems = suite::load(std::nullopt);
   const problem &p = problems.problems().at(0);
-  std::string text = render_instruction(p, *find_dsl("cuda"), budget_limits{});
+  std::string text = render_instruction(p, *find_dsl("cuda"), budget_limits{}, "/runs/r.ledger.guides/cuda.md");
   EXPECT_NE(text.find("keep a *skill*"), std::string::npos);
   EXPECT_NE(text.find("fails to import, trace or compile"), std::string::npos) << "compile errors count";
   EXPECT_NE(text.find("mkb_task_set_final"), std::string::npos) << "the final kernel can be named";
   EXPECT_NE(text.find("Compiling is free. `mkb_task_compile`"), std::string::npos) << "compiling costs nothing";
   EXPECT_EQ(text.find("{{"), std::string::npos) << "a placeholder left unfilled";
+  EXPECT_NE(text.find("\nThe CUDA C++ (NVRTC) guide for this task: /runs/r.ledger.guides/cuda.md: programming model, "
+                      "API with signatures, tensor cores, launch plan, pitfalls, tested examples.\n"),
+            std::string::npos)
+      << text;
+  std::string without = render_instruction(p, *find_dsl("cuda"), budget_limits{}, "");
+  EXPECT_EQ(without.find("guide for this task"), std::string::npos) << "no guide, no pointer";
+  EXPECT_EQ(without.find("{{"), std::string::npos);
 }
 
 } // namespace

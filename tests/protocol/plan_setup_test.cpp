@@ -80,5 +80,17 @@ TEST_F(PlanSetup, FingerprintsMoveWithTheContractTheProblemAndTheDsl) {
   EXPECT_NE(fingerprints_for(other, *find_dsl("cuda"), config_, evaluation_settings{}).problem, base.problem);
 }
 
+TEST_F(PlanSetup, TheDslFingerprintMovesWithTheGuide) {
+  const problem &p = *problems_.find("fused_add_rmsnorm_h4096_llama31_8b_bf16");
+  const dsl &cuda = *find_dsl("cuda");
+  ASSERT_FALSE(cuda.guide().empty());
+  std::string now = fingerprints_for(p, cuda, config_, evaluation_settings{}).dsl;
+  EXPECT_EQ(now, language_fingerprint(cuda.name(), cuda.notes(), cuda.guide())) << "the guide is part of it";
+  std::string edited = std::string(cuda.guide()) + "\nOne more pitfall.\n";
+  EXPECT_NE(language_fingerprint(cuda.name(), cuda.notes(), edited), now) << "a changed guide re-runs trials";
+  EXPECT_NE(language_fingerprint(cuda.name(), cuda.notes(), ""), now);
+  EXPECT_EQ(language_fingerprint(cuda.name(), cuda.notes(), cuda.guide()), now) << "deterministic";
+}
+
 } // namespace
 } // namespace mkb

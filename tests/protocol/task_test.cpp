@@ -317,7 +317,7 @@ TEST(Task, AFinalEvaluationThatCannotRunAtTheDeadlineIsTriedAgainLessAndLessOfte
   broken_harness host;
   budget_limits budget;
   budget.seconds = 1;
-  task t(host, 0, trial_key{"m", p.id, p.family, "cuda"}, fingerprints{}, p, *find_dsl("cuda"), budget, "", "");
+  task t(host, 0, trial_key{"m", p.id, p.family, "cuda"}, fingerprints{}, p, *find_dsl("cuda"), budget, "", "", "");
   t.set_final("__global__ void k() {}");
   std::this_thread::sleep_for(std::chrono::milliseconds(1050)); // past the deadline
   EXPECT_EQ(status_of([&] { t.end_if_expired(); }), MKB_ERR_WORKER);
