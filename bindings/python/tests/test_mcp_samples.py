@@ -70,3 +70,27 @@ def test_the_sample_configuration_serves_a_session(configured, tmp_path, worker)
 
     anyio.run(body)
     assert (tmp_path / "sample.ledger").stat().st_size > 0
+
+
+def test_the_replay_client_plays_a_four_arm_session_through_the_server(tmp_path, worker):
+    """samples/mcp/replay_client.py, as the H200 run uses it, on a compile-only session: every task is
+    compiled for free, submitted once and finished, and the ledger's scores count one of each."""
+    import subprocess
+    import sys
+    ledger = tmp_path / "replay.ledger"
+    args = [sys.executable, str(SAMPLES / "replay_client.py"), "--ledger", str(ledger), "--compile-only",
+            "--dsl-a", "cuda", "--dsl-b", "cuda", "--problems", ROUTING, "--model", "replay",
+            "--cache-dir", str(tmp_path / "cache")]
+    if worker:
+        args += ["--worker", worker]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    played = [line for line in done.stdout.splitlines() if line.startswith(ROUTING + "/cuda/")]
+    assert len(played) == 4, done.stdout
+    for line in played:
+        assert "compile check compiled (counted: False); submission compiled; final compiled" in line, line
+    import mkb
+    (model,) = mkb.score_ledgers([ledger])["models"]
+    assert model["model"] == "replay"
+    assert sorted(model["usage"]) == ["a2b_skill", "b2a_skill", "solo_a", "solo_b"]
+    assert all(arm["submissions"] == 1 and arm["compile_checks"] == 1 for arm in model["usage"].values()), model
