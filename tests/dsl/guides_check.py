@@ -19,6 +19,9 @@ What it checks, in this order:
    must pass `mkb check --compile-only` (NVRTC for sm_90a, as a submission is compiled).
 5. `<lang> example problem=<id>` blocks (lang cuda, cpp or python): a complete submission; `mkb check
    --compile-only --problem <id> --dsl DSL_ID` must exit 0. The Examples section holds 3 or 4 of them.
+   An example must not solve a graded problem: <id> is one of problems/_guides (checked with `--suite
+   REPO/problems/_guides`) or of the built-in suite's `extra` family (left out of default sessions);
+   any other id fails with the rule, before the DSL's package is looked for.
 Every failure is printed with the guide's line; the exit status is 0 when all pass, 1 otherwise, and 77
 (after the format checks passed) when this interpreter lacks the DSL's package, printing
 "SKIPPED: <package> not importable".
@@ -27,6 +30,7 @@ import argparse
 import importlib
 import importlib.util
 import inspect
+import json
 import os
 import re
 import subprocess
@@ -50,6 +54,9 @@ EXAMPLES_MIN, EXAMPLES_MAX = 3, 4
 EXAMPLE_MAX_LINES = 150  # the format asks for under ~120; past this a block is no longer short
 DROPPED_PARAMS = {"loc", "ip"}  # MLIR plumbing of the Python DSLs' builders
 SKIP = 77
+GUIDES_SUITE = Path("problems") / "_guides"  # the set-aside problems the examples solve (its README.md)
+ALLOWED_FAMILY = "extra"  # the built-in family default sessions leave out
+RULE = "examples must not solve a graded problem: use problems/_guides or the extra family"
 
 # The Python package each DSL's guide documents (the checker's interpreter must import it), or, for
 # cute, the package holding CUTLASS's headers; cuda needs none.
@@ -113,9 +120,10 @@ class Guide:
 
 
 class Checker:
-    def __init__(self, dsl: str, mkb: str, guide_path: Path):
-        self.dsl, self.mkb, self.path = dsl, mkb, guide_path
+    def __init__(self, dsl: str, mkb: str, repo: Path, guide_path: Path):
+        self.dsl, self.mkb, self.repo, self.path = dsl, mkb, repo, guide_path
         self.failures = 0
+        self.suites = None  # problem id -> the --suite folder it is checked against ("" for the built-in)
         self.checked = {"signature": 0, "signature-unchecked": 0, "cuda api": 0, "example": 0}
 
     def fail(self, line: int, message: str):
@@ -154,6 +162,17 @@ class Checker:
                                   f"'cuda api' or '<cuda|cpp|python> example problem=<id>'")
             elif kind == "example" and b.text.count("\n") > EXAMPLE_MAX_LINES:
                 self.fail(b.line, f"an example of {b.text.count(chr(10))} lines: at most {EXAMPLE_MAX_LINES}")
+            if kind == "example" and self.example_suite(b) is None:
+                self.fail(b.line, f"problem={example_problem(b.info)}: {RULE}")
+
+    def example_suite(self, block: Block):
+        """The --suite folder an example's problem is checked against ("" for the built-in suite), or
+        None when the rule forbids the problem (a graded one, or no problem at all)."""
+        if self.suites is None:
+            guides = self.repo / GUIDES_SUITE
+            self.suites = {p["id"]: "" for p in list_problems(self.mkb) if p["family"] == ALLOWED_FAMILY}
+            self.suites.update({p["id"]: str(guides) for p in list_problems(self.mkb, guides)})
+        return self.suites.get(example_problem(block.info))
 
     # 2. and 3. Python callables against the installed package.
     def check_signatures(self, block: Block):
@@ -197,12 +216,13 @@ class Checker:
                 self.fail(number, why)
 
     # 4. and 5. Device code through the library's own compile check.
-    def compile_check(self, block: Block, source: str, problem: str, suffix: str, what: str):
+    def compile_check(self, block: Block, source: str, problem: str, suffix: str, what: str, suite: str = ""):
         with tempfile.TemporaryDirectory(prefix="mkb-guide-") as folder:
             file = Path(folder) / ("submission" + suffix)
             file.write_text(source)
-            run = subprocess.run([self.mkb, "check", "--compile-only", "--problem", problem, "--dsl", self.dsl,
-                                  str(file)], capture_output=True, text=True, timeout=900)
+            run = subprocess.run([self.mkb, "check", "--compile-only", *(["--suite", suite] if suite else []),
+                                  "--problem", problem, "--dsl", self.dsl, str(file)],
+                                 capture_output=True, text=True, timeout=900)
         if run.returncode != 0:
             self.fail(block.line, f"{what} does not compile (mkb check exit {run.returncode}):\n"
                                   + indent(run.stdout + run.stderr))
@@ -220,7 +240,7 @@ class Checker:
         self.checked["example"] += 1
         lang, problem = block.info.split()[0], example_problem(block.info)
         self.compile_check(block, block.text, problem, ".py" if lang == "python" else ".cu",
-                           f"the example for {problem}")
+                           f"the example for {problem}", self.example_suite(block))
 
     def run(self) -> int:
         if not self.path.is_file():
@@ -257,6 +277,15 @@ def example_problem(info: str):
             and re.fullmatch(r"problem=[\w.-]+", words[2]):
         return words[2][len("problem="):]
     return None
+
+
+def list_problems(mkb: str, suite: Path = None) -> list:
+    """`mkb problems --json`: the built-in suite's problems, or those of the folder `suite`."""
+    command = [mkb, "problems", "--json", *(["--suite", str(suite)] if suite else [])]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    if run.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed (exit {run.returncode}):\n" + indent(run.stdout + run.stderr))
+    return json.loads(run.stdout)["problems"]
 
 
 def block_kind(info: str) -> str:
@@ -315,7 +344,7 @@ def main() -> int:
     parser.add_argument("--guide", type=Path, help="the guide to check (default: REPO/src/dsl/guides/DSL.md)")
     args = parser.parse_args()
     path = args.guide or args.repo / "src" / "dsl" / "guides" / f"{args.dsl}.md"
-    return Checker(args.dsl, args.mkb, path).run()
+    return Checker(args.dsl, args.mkb, args.repo, path).run()
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@
     usage: guides_check_test.py REPO MKB
 
 Each case writes a small guide built for the purpose (padded to the format's size, examples for the
-`extra` routing problem, a standard-library signature so no DSL package is needed), changes one thing,
-and runs tests/dsl/guides_check.py on it as CTest does.
+`extra` routing problem and for problems/_guides' row RMSNorm, a standard-library signature so no DSL
+package is needed), changes one thing, and runs tests/dsl/guides_check.py on it as CTest does.
 """
 import subprocess
 import sys
@@ -43,6 +43,28 @@ launch route grid(ceil_div(tokens, 256)) block(256) args(logits, expert_ids, exp
 ```
 """
 
+# One warp per row of problems/_guides' rmsnorm_rows_bf16: checked with --suite problems/_guides.
+SET_ASIDE_EXAMPLE = """```cuda example problem=rmsnorm_rows_bf16
+#include <cuda_bf16.h>
+
+extern "C" __global__ void rms_rows(const __nv_bfloat16 *x, const __nv_bfloat16 *w, __nv_bfloat16 *y, int hidden, float eps) {
+  const __nv_bfloat16 *row = x + (long long)blockIdx.x * hidden;
+  float sum = 0.0f;
+  for (int c = threadIdx.x; c < hidden; c += 32) sum += __bfloat162float(row[c]) * __bfloat162float(row[c]);
+  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  float inv = rsqrtf(sum / hidden + eps);
+  for (int c = threadIdx.x; c < hidden; c += 32)
+    y[(long long)blockIdx.x * hidden + c] = __float2bfloat16_rn(__bfloat162float(row[c]) * inv * __bfloat162float(w[c]));
+}
+
+/* mkb:plan
+launch rms_rows grid(rows) block(32) args(x, weight, y, i32(hidden), f32(eps))
+*/
+```
+"""
+GRADED = "fused_add_rmsnorm_h4096_llama31_8b_bf16"  # a problem of a default-session family
+RULE = "examples must not solve a graded problem: use problems/_guides or the extra family"
+
 SIGNATURE = """```signature
 textwrap.indent(text, prefix, predicate=None)
 ```
@@ -73,7 +95,7 @@ def guide_text() -> str:
         "Tensor cores on Hopper": "",
         "The launch plan": "",
         "Pitfalls": "",
-        "Examples": "\n".join([EXAMPLE] * 3),
+        "Examples": "\n".join([EXAMPLE] * 2 + [SET_ASIDE_EXAMPLE]),
         "Before you submit": "",
     }
     out = "# A test guide\n\n"
@@ -127,6 +149,21 @@ class GuidesCheck(unittest.TestCase):
     def test_a_broken_example_fails(self):
         broken = guide_text().replace("  ids[2 * t] = b;\n", "  ids[2 * t] = undeclared;\n", 1)
         self.assert_fails(broken, "the example for topk_softmax_routing_mixtral_8x7b_bf16 does not compile")
+        broken = guide_text().replace("float inv = rsqrtf(", "float inv = rsqrtff(")
+        self.assert_fails(broken, "the example for rmsnorm_rows_bf16 does not compile")
+
+    def test_an_example_for_a_graded_problem_fails(self):
+        # The rule is checked with the format, before anything compiles.
+        for problem in (GRADED, "no_such_problem"):
+            run = check(guide_text().replace("problem=rmsnorm_rows_bf16", f"problem={problem}"))
+            self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+            self.assertIn(f"problem={problem}: {RULE}", run.stdout)
+            self.assertNotIn("does not compile", run.stdout)
+        # Checked with the format, so a machine without the DSL's package still refuses it.
+        run = check(guide_text().replace("problem=rmsnorm_rows_bf16", f"problem={GRADED}"), dsl="triton",
+                    python_flags=("-S",))
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        self.assertIn(RULE, run.stdout)
 
     def test_an_example_whose_plan_does_not_fit_fails(self):
         self.assert_fails(guide_text().replace("args(logits, expert_ids, expert_weights, i32(tokens))",
