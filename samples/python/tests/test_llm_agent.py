@@ -13,12 +13,10 @@ import threading
 from pathlib import Path
 
 import pytest
+from build_under_test import require_build
 
 ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "bindings" / "python"))
-for name in ("MKB_LIB_PATH", "MKB_TEST_CLI"):
-    if not os.environ.get(name):
-        raise pytest.UsageError(f"{name} is not set: run these tests through CTest (ctest -R bindings.python)")
+require_build("MKB_LIB_PATH", "MKB_TEST_CLI")
 
 import mkb  # noqa: E402
 from stub_chat import StubServer, completion, tool_calls  # noqa: E402

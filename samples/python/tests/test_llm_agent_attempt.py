@@ -6,13 +6,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from build_under_test import require_build
 
 ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "samples" / "python"))
-sys.path.insert(0, str(ROOT / "bindings" / "python"))
-for name in ("MKB_LIB_PATH", "MKB_TEST_WORKER_DOUBLE"):
-    if not os.environ.get(name):
-        raise pytest.UsageError(f"{name} is not set: run these tests through CTest (ctest -R bindings.python)")
+require_build("MKB_LIB_PATH", "MKB_TEST_WORKER_DOUBLE")
 
 import mkb  # noqa: E402
 from llm_agent.attempt import CLOSING, NUDGE, Attempt  # noqa: E402
