@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Checks one DSL guide (src/dsl/guides/<dsl-id>.md) against the guide format (docs/DSLS.md, Guides).
 
-    usage: guides_check.py REPO MKB DSL_ID [--guide FILE]
+    usage: guides_check.py REPO MKB DSL_ID [--guide FILE] [--run]
 
 REPO is the source tree, MKB the built `mkb` tool, DSL_ID one of cuda, cute, triton, cute-dsl, tirx;
 --guide checks FILE instead of REPO/src/dsl/guides/DSL_ID.md (the checker's own tests use it).
+--run (on a GPU machine: .ci/gpu-tests) evaluates each example instead of compiling it only: `mkb
+check` must then find it correct, as a submission is graded.
 
 What it checks, in this order:
 1. `# <title>` first, then exactly the eight H2 sections of SECTIONS, in order; 20-50 KiB.
@@ -120,8 +122,9 @@ class Guide:
 
 
 class Checker:
-    def __init__(self, dsl: str, mkb: str, repo: Path, guide_path: Path):
+    def __init__(self, dsl: str, mkb: str, repo: Path, guide_path: Path, run_examples: bool = False):
         self.dsl, self.mkb, self.repo, self.path = dsl, mkb, repo, guide_path
+        self.run_examples = run_examples  # evaluate on the GPU rather than compile only
         self.failures = 0
         self.suites = None  # problem id -> the --suite folder it is checked against ("" for the built-in)
         self.checked = {"signature": 0, "signature-unchecked": 0, "cuda api": 0, "example": 0}
@@ -216,16 +219,22 @@ class Checker:
                 self.fail(number, why)
 
     # 4. and 5. Device code through the library's own compile check.
-    def compile_check(self, block: Block, source: str, problem: str, suffix: str, what: str, suite: str = ""):
+    def compile_check(self, block: Block, source: str, problem: str, suffix: str, what: str, suite: str = "",
+                      evaluate: bool = False):
         with tempfile.TemporaryDirectory(prefix="mkb-guide-") as folder:
             file = Path(folder) / ("submission" + suffix)
             file.write_text(source)
-            run = subprocess.run([self.mkb, "check", "--compile-only", *(["--suite", suite] if suite else []),
+            run = subprocess.run([self.mkb, "check", *([] if evaluate else ["--compile-only"]),
+                                  *(["--suite", suite] if suite else []),
                                   "--problem", problem, "--dsl", self.dsl, str(file)],
                                  capture_output=True, text=True, timeout=900)
         if run.returncode != 0:
-            self.fail(block.line, f"{what} does not compile (mkb check exit {run.returncode}):\n"
+            failed = "does not pass on the GPU" if evaluate else "does not compile"
+            self.fail(block.line, f"{what} {failed} (mkb check exit {run.returncode}):\n"
                                   + indent(run.stdout + run.stderr))
+        elif evaluate:
+            verdict = next((l.strip() for l in run.stdout.splitlines() if l.strip()), "")
+            print(f"  line {block.line}: {what}: {verdict}")
 
     def check_api(self, block: Block):
         self.checked["cuda api"] += 1
@@ -240,7 +249,7 @@ class Checker:
         self.checked["example"] += 1
         lang, problem = block.info.split()[0], example_problem(block.info)
         self.compile_check(block, block.text, problem, ".py" if lang == "python" else ".cu",
-                           f"the example for {problem}", self.example_suite(block))
+                           f"the example for {problem}", self.example_suite(block), evaluate=self.run_examples)
 
     def run(self) -> int:
         if not self.path.is_file():
@@ -342,9 +351,10 @@ def main() -> int:
     parser.add_argument("mkb")
     parser.add_argument("dsl", choices=["cuda", "cute", "triton", "cute-dsl", "tirx"])
     parser.add_argument("--guide", type=Path, help="the guide to check (default: REPO/src/dsl/guides/DSL.md)")
+    parser.add_argument("--run", action="store_true", help="evaluate the examples on the GPU, not only compile them")
     args = parser.parse_args()
     path = args.guide or args.repo / "src" / "dsl" / "guides" / f"{args.dsl}.md"
-    return Checker(args.dsl, args.mkb, args.repo, path).run()
+    return Checker(args.dsl, args.mkb, args.repo, path, run_examples=args.run).run()
 
 
 if __name__ == "__main__":
