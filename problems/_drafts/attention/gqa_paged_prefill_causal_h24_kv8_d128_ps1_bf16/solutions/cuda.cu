@@ -269,7 +269,7 @@ paged_prefill_fa(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__res
 
 /* mkb:plan
 # One block per (64 packed rows of one request, KV head); the grid bounds the tile count from above
-# (sum over requests of ceil(q_len * 3 / 64) <= total_q * 3 / 64 + batch_size + 1); extra blocks exit.
+# (sum over requests of ceil(q_len * group / 64) <= total_q * group / 64 + batch_size + 1); extra blocks exit.
 # Page size 1: the last-page-length argument is not read (kv_indptr stands in for it).
 launch paged_prefill_fa grid((total_q * (num_qo_heads / num_kv_heads) / 64 + batch_size + 1) * num_kv_heads)
   block(128) shared(81920)
