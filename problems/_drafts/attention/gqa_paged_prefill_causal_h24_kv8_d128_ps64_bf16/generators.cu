@@ -1,0 +1,46 @@
+// Structured inputs of the paged prefill: the fixed indptr arrays (the original's QO_INDPTR and
+// KV_INDPTR tuples, numerically equal: KV_INDPTR counts pages of 64 tokens, QO_INDPTR tokens), the
+// fixed last-page lengths (KV_LAST_PAGE_LEN, all 1) and the page ids, randperm(NUM_PAGES)[:KV_INDPTR[-1]]
+// in the original: here a seeded bijection of [0, num_pages) (mkb_random::permute_index: a Feistel
+// network cycle-walked into range) read at 0 .. count-1, so the ids are distinct and change with every
+// draw. Each kernel is a pure function of (count, seed), grid-strided.
+#include "mkb_random.cuh"
+
+namespace {
+
+constexpr int kBatch = 15;
+constexpr unsigned long long kNumPages = 32757;
+
+// QO_INDPTR and KV_INDPTR of the original (equal for this workload).
+__constant__ int kIndptr[kBatch + 1] = {0, 206, 373, 612, 836, 1112, 1442, 1938, 2411, 2963, 3408, 3939, 4463, 4999, 5601, 6069};
+
+__device__ void write_fixed(int *out, unsigned long long count, const int *values, unsigned long long n) {
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += (unsigned long long)gridDim.x * blockDim.x)
+    out[i] = i < n ? values[i] : values[n - 1];
+}
+
+} // namespace
+
+extern "C" __global__ void gqa_prefill_qo_indptr(void *out, unsigned long long count, unsigned long long seed) {
+  write_fixed(static_cast<int *>(out), count, kIndptr, kBatch + 1);
+}
+
+extern "C" __global__ void gqa_prefill_kv_indptr(void *out, unsigned long long count, unsigned long long seed) {
+  write_fixed(static_cast<int *>(out), count, kIndptr, kBatch + 1);
+}
+
+extern "C" __global__ void gqa_prefill_kv_indices(void *out, unsigned long long count, unsigned long long seed) {
+  int *ids = static_cast<int *>(out);
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += (unsigned long long)gridDim.x * blockDim.x)
+    ids[i] = (int)mkb_random::permute_index(i, kNumPages, seed, 0);
+}
+
+// KV_LAST_PAGE_LEN: every request's last page holds 1 token.
+extern "C" __global__ void gqa_prefill_kv_last_page_len(void *out, unsigned long long count, unsigned long long seed) {
+  int *len = static_cast<int *>(out);
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += (unsigned long long)gridDim.x * blockDim.x)
+    len[i] = 1;
+}
