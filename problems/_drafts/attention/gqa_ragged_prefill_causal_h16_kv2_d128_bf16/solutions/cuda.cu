@@ -22,6 +22,7 @@ constexpr int kQkStride = kQkDim + 8, kVoStride = kVoDim + 8;
 constexpr int kQTile = kBlockM * kQkStride, kKTile = kBlockN * kQkStride, kVTile = kBlockN * kVoStride;
 // Dynamic shared memory: Q, two K buffers, two V buffers (bf16). 87040 bytes here.
 constexpr int kSmemBytes = (kQTile + 2 * kKTile + 2 * kVTile) * 2;
+static_assert(kSmemBytes == 87040, "the plan's shared() must match");
 
 typedef __nv_bfloat16 bf16;
 
