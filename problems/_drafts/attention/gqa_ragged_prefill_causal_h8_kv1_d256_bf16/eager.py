@@ -37,7 +37,12 @@ def eager(inputs, symbols, constants):
     qo_indptr, kv_indptr = inputs["qo_indptr"], inputs["kv_indptr"]
     sm_scale = constants["sm_scale"]
     total_q, num_qo_heads, head_dim = q.shape
-    num_kv_heads = k.shape[1]
+    total_kv, num_kv_heads, _ = k.shape
+    # The original's checks, two of them host syncs.
+    assert num_qo_heads == symbols["num_qo_heads"] and num_kv_heads == symbols["num_kv_heads"]
+    assert head_dim == symbols["head_dim"]
+    assert total_q == qo_indptr[-1].item()
+    assert total_kv == kv_indptr[-1].item()
     device = q.device
     compute_dtype = torch.promote_types(q.dtype, torch.float32)
 

@@ -34,8 +34,13 @@ def eager(inputs, symbols, constants):
     q, k, v = inputs["q"], inputs["k"], inputs["v"]
     qo_indptr, kv_indptr = inputs["qo_indptr"], inputs["kv_indptr"]
     sm_scale = constants["sm_scale"]
-    total_q, num_qo_heads, _ = q.shape
-    vo_dim = v.shape[2]
+    total_q, num_qo_heads, qk_dim = q.shape
+    total_kv, num_kv_heads, vo_dim = v.shape
+    # The original's checks, two of them host syncs.
+    assert num_qo_heads == symbols["num_qo_heads"] and num_kv_heads == symbols["num_kv_heads"]
+    assert qk_dim == symbols["qk_dim"] and vo_dim == symbols["vo_dim"]
+    assert total_q == qo_indptr[-1].item()
+    assert total_kv == kv_indptr[-1].item()
     device = q.device
     compute_dtype = torch.promote_types(q.dtype, torch.float32)
 
