@@ -19,7 +19,6 @@ template <> struct store_as<unsigned char> {
 namespace {
 
 constexpr int kQoHeads = 16, kKvHeads = 2, kQkDim = 128, kVoDim = 128;
-constexpr int kGroup = kQoHeads / kKvHeads;
 constexpr int kTile = 64, kTileK = 16;
 constexpr int kMaxRequests = 128;
 

@@ -19,7 +19,6 @@ template <> struct store_as<unsigned char> {
 namespace {
 
 constexpr int kQoHeads = 8, kKvHeads = 1, kQkDim = 256, kVoDim = 256;
-constexpr int kGroup = kQoHeads / kKvHeads;
 constexpr int kTile = 64, kTileK = 16;
 constexpr int kMaxRequests = 128;
 
