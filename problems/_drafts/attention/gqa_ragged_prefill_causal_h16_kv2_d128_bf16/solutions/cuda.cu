@@ -10,7 +10,6 @@
 // longest rows first), and the 16 heads of one tile are neighbours, so that a KV head's tiles are read
 // from L2 by its 8 query heads at about the same time.
 #include <cuda_bf16.h>
-#include <stdint.h>
 
 namespace {
 
@@ -33,28 +32,28 @@ __device__ __forceinline__ void cp_async16(void *dst, const void *src, bool vali
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int n> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(n)); }
 
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const bf16 *p) {
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const bf16 *p) {
   const unsigned a = (unsigned)__cvta_generic_to_shared(p);
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(a));
 }
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const bf16 *p) {
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const bf16 *p) {
   const unsigned a = (unsigned)__cvta_generic_to_shared(p);
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(a));
 }
 // d += a (16x16, row) * b (16x8, col), bf16 in, fp32 accumulate.
-__device__ __forceinline__ void mma_bf16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+__device__ __forceinline__ void mma_bf16(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
                "{%0,%1,%2,%3};\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
-__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
+__device__ __forceinline__ unsigned pack_bf16(float lo, float hi) {
   const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-  return *reinterpret_cast<const uint32_t *>(&v);
+  return *reinterpret_cast<const unsigned *>(&v);
 }
 
 // Copies rows [0, kRows) of a tile (row r at g + r * row_stride, kDim elements) into shared memory with
@@ -171,11 +170,11 @@ ragged_prefill_fwd(const bf16 *__restrict__ q, const bf16 *__restrict__ k, const
       for (int e = 0; e < 4; ++e) s[nb][e] = 0.0f;
 #pragma unroll
     for (int kc = 0; kc < kQkDim / 16; ++kc) {
-      uint32_t a[4];
+      unsigned a[4];
       ldmatrix_x4(a, sQ + (warp * 16 + (lane & 15)) * kQkStride + kc * 16 + (lane >> 4) * 8);
 #pragma unroll
       for (int nb2 = 0; nb2 < kBlockN / 16; ++nb2) {
-        uint32_t bk[4];
+        unsigned bk[4];
         ldmatrix_x4(bk, cK + (nb2 * 16 + (lane & 7) + ((lane >> 4) << 3)) * kQkStride + kc * 16 + ((lane >> 3) & 1) * 8);
         mma_bf16(s[2 * nb2], a, bk[0], bk[1]);
         mma_bf16(s[2 * nb2 + 1], a, bk[2], bk[3]);
@@ -226,14 +225,14 @@ ragged_prefill_fwd(const bf16 *__restrict__ q, const bf16 *__restrict__ k, const
     // O += P V: the S accumulators of two neighbouring 8-key blocks are the A fragment of 16 keys.
 #pragma unroll
     for (int kc = 0; kc < kBlockN / 16; ++kc) {
-      uint32_t a[4];
+      unsigned a[4];
       a[0] = pack_bf16(s[2 * kc][0], s[2 * kc][1]);
       a[1] = pack_bf16(s[2 * kc][2], s[2 * kc][3]);
       a[2] = pack_bf16(s[2 * kc + 1][0], s[2 * kc + 1][1]);
       a[3] = pack_bf16(s[2 * kc + 1][2], s[2 * kc + 1][3]);
 #pragma unroll
       for (int db2 = 0; db2 < kVoDim / 16; ++db2) {
-        uint32_t bv[4];
+        unsigned bv[4];
         ldmatrix_x4_trans(bv, cV + (kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kVoStride + db2 * 16 + (lane >> 4) * 8);
         mma_bf16(o[2 * db2], a, bv[0], bv[1]);
         mma_bf16(o[2 * db2 + 1], a, bv[2], bv[3]);
