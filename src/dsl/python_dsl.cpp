@@ -70,7 +70,8 @@ public:
     } catch (const plan_error &e) {
       throw submission_error(fmt::format("launch plan, line {}: {}", e.line(), e.what()));
     }
-    frontend_answer answer = run_python_frontend_cached(env, facts_.pinned, request_for(source, p, plan, env.arch));
+    const kernel_request request = request_for(source, p, plan, env.arch);
+    frontend_answer answer = run_python_frontend_cached(env, facts_.pinned, request.json);
     const frontend::Response *r = answer.response();
     if (r->error()) {
       std::string message = r->error()->str();
@@ -96,13 +97,14 @@ public:
     } else {
       throw submission_error(fmt::format("the {} frontend answered with no code", facts_.name));
     }
-    std::map<std::string, const frontend::Entry *> entries;
-    if (r->entries())
-      for (const frontend::Entry *e : *r->entries()) entries[e->name()->str()] = e;
-    for (resolved_launch &l : plan.launches) {
-      auto it = entries.find(l.entry);
-      if (it == entries.end()) throw compile_failure(fmt::format("the {} frontend compiled no '{}'", facts_.name, l.entry));
-      const frontend::Entry *e = it->second;
+    // The frontend answers one entry per request item, in order.
+    const size_t answered = r->entries() ? r->entries()->size() : 0;
+    for (size_t i = 0; i < plan.launches.size(); ++i) {
+      resolved_launch &l = plan.launches[i];
+      const size_t item = request.item_of_launch[i];
+      const frontend::Entry *e = item < answered ? r->entries()->Get(static_cast<flatbuffers::uoffset_t>(item)) : nullptr;
+      if (!e || !e->name() || e->name()->string_view() != l.entry)
+        throw compile_failure(fmt::format("the {} frontend compiled no '{}'", facts_.name, l.entry));
       if (e->block() && e->block()->size() == 3) {
         std::array<uint32_t, 3> block{e->block()->Get(0), e->block()->Get(1), e->block()->Get(2)};
         if (block != l.block)
@@ -141,10 +143,18 @@ private:
     return pinned.substr(0, space) + "==" + pinned.substr(space + 1);
   }
 
-  // The kernels the plan launches, each with its parameters' kinds and pointer dtypes and its first
-  // launch's shape (CuTe DSL compiles the launch itself).
-  std::string request_for(std::string_view source, const problem &p, const resolved_plan &plan,
-                          const std::string &arch) const {
+  // What the frontend compiles: one item per distinct launch of the plan (the kernel, its parameters'
+  // kinds and pointer dtypes, whether each integer is a multiple of 16, its shape). A DSL compiles a
+  // launch's specialization (Triton assumes the divisibility it was shown, CuTe DSL bakes the block
+  // shape into the kernel), so two launches of one kernel that differ get a compilation each; alike
+  // ones share one.
+  struct kernel_request {
+    std::string json;
+    std::vector<size_t> item_of_launch; // plan.launches[i] runs item item_of_launch[i]
+  };
+
+  kernel_request request_for(std::string_view source, const problem &p, const resolved_plan &plan,
+                             const std::string &arch) const {
     std::map<std::string, dtype> buffer_types;
     for (const tensor_spec &t : p.inputs) buffer_types[t.name] = t.type;
     for (const tensor_spec &t : p.outputs) buffer_types[t.name] = t.type;
@@ -154,6 +164,8 @@ private:
     w.begin_object().field("dsl", facts_.name).field("arch", arch).field("source", source);
     w.key("kernels").begin_array();
     std::map<std::string, std::string> signatures; // a kernel must be launched with one signature
+    std::map<std::string, size_t> items;           // an item's JSON -> its index
+    kernel_request out;
     for (const resolved_launch &l : plan.launches) {
       std::string signature;
       json_writer params;
@@ -168,23 +180,25 @@ private:
       }
       params.end_array();
       auto [it, fresh] = signatures.emplace(l.entry, signature);
-      if (!fresh) {
-        if (it->second != signature)
-          throw compile_failure(fmt::format("launch plan, line {}: '{}' is launched again with other argument types; "
-                                             "each kernel takes one signature",
-                                             l.line, l.entry));
-        continue;
-      }
+      if (!fresh && it->second != signature)
+        throw compile_failure(fmt::format("launch plan, line {}: '{}' is launched again with other argument types; "
+                                           "each kernel takes one signature",
+                                           l.line, l.entry));
       auto dims = [&](const std::array<uint32_t, 3> &d) {
         json_writer j;
         j.begin_array().value(d[0]).value(d[1]).value(d[2]).end_array();
         return j.take();
       };
-      w.begin_object().field("name", l.entry).key("params").raw(params.str()).key("grid").raw(dims(l.grid));
-      w.key("block").raw(dims(l.block)).field("shared", l.shared_bytes).key("cluster").raw(dims(l.cluster)).end_object();
+      json_writer item;
+      item.begin_object().field("name", l.entry).key("params").raw(params.str()).key("grid").raw(dims(l.grid));
+      item.key("block").raw(dims(l.block)).field("shared", l.shared_bytes).key("cluster").raw(dims(l.cluster)).end_object();
+      auto [known, added] = items.emplace(item.str(), items.size());
+      if (added) w.raw(known->first);
+      out.item_of_launch.push_back(known->second);
     }
     w.end_array().end_object();
-    return w.take();
+    out.json = w.take();
+    return out;
   }
 
   python_dsl_facts facts_;

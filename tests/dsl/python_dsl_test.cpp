@@ -133,6 +133,30 @@ TEST_F(PythonDsl, TritonCountsWhatItCannotCompileAndRefusesWhatDoesNotParse) {
   EXPECT_NE(refusal(triton, "import triton\n").find("no launch plan"), std::string::npos);
 }
 
+// A DSL compiles a launch's specialization: Triton assumes what it was shown of an integer argument (a
+// multiple of 16 or not), so a kernel launched with n = 16 and n = 15 is compiled twice, each launch
+// runs its own entry, and a launch alike an earlier one shares its entry.
+TEST_F(PythonDsl, TritonCompilesEachSpecializationOfAKernel) {
+  const dsl &triton = require("triton");
+  MKB_REQUIRE_USABLE(triton);
+  std::string source = triton_scale;
+  const std::string line = "launch scale grid(ceil_div(n, 256)) block(128) args(x, y, i32(n))";
+  source.replace(source.find(line), line.size(),
+                 "launch scale grid(1) block(128) args(x, y, i32(16))\n"
+                 "launch scale grid(1) block(128) args(x, y, i32(15))\n"
+                 "launch scale grid(1) block(128) args(x, y, i32(16))");
+  prepared_submission s = triton.prepare(source, problem_, plan_role::submission);
+  ASSERT_EQ(s.plan.launches.size(), 3u);
+  EXPECT_EQ(s.module.ptx.size(), 2u);
+  EXPECT_NE(s.plan.launches[0].entry, s.plan.launches[1].entry);
+  EXPECT_EQ(s.plan.launches[0].entry, s.plan.launches[2].entry);
+  for (const resolved_launch &l : s.plan.launches) {
+    bool found = false;
+    for (const std::string &unit : s.module.ptx) found = found || unit.find(".entry " + l.entry) != std::string::npos;
+    EXPECT_TRUE(found) << l.entry;
+  }
+}
+
 TEST_F(PythonDsl, CuteDslCompilesOneEntryPerLaunch) {
   const dsl &cute_dsl = require("cute-dsl");
   MKB_REQUIRE_USABLE(cute_dsl);
@@ -156,6 +180,16 @@ launch scale grid(8) block(128) args(x, y, i32(n))
   const resolved_launch &l = s.plan.launches[0];
   EXPECT_NE(s.module.ptx[0].find(".entry " + l.entry), std::string::npos) << l.entry;
   EXPECT_EQ(l.args.size(), 3u); // no parameters added
+
+  // The block shape is compiled into the kernel: launched again with another, it is compiled again.
+  std::string twice = source;
+  const std::string line = "launch scale grid(8) block(128) args(x, y, i32(n))";
+  twice.replace(twice.find(line), line.size(), line + "\nlaunch scale grid(16) block(64) args(x, y, i32(n))");
+  prepared_submission t = cute_dsl.prepare(twice, problem_, plan_role::submission);
+  ASSERT_EQ(t.module.ptx.size(), 2u);
+  ASSERT_EQ(t.plan.launches.size(), 2u);
+  EXPECT_NE(t.plan.launches[0].entry, t.plan.launches[1].entry);
+  EXPECT_NE(t.module.ptx[1].find(".entry " + t.plan.launches[1].entry), std::string::npos);
 }
 
 TEST_F(PythonDsl, TirxHandsBackCudaSourceForNvrtc) {
