@@ -373,7 +373,8 @@ MKB_API mkb_status mkb_submit_attempt(mkb_task *task, const char *source, size_t
 /* Checks that a kernel compiles, for free: `size` bytes of `source` (copied) in the task's DSL submission
  * format go through the steps an evaluation takes before it runs anything: the DSL's frontend (Python
  * DSLs in their sandbox), NVRTC for the architecture the task's evaluations compile for, and the launch
- * plan resolved and checked against the compiled code (entries, parameter lists). Nothing is run and
+ * plan resolved and checked against the compiled code (entries, parameter lists, dynamic shared memory
+ * against what the architecture allows a block; static shared memory only a GPU checks). Nothing is run and
  * no GPU is used, in a compile-only session or not: NVRTC runs in a compile worker process beside the
  * GPU workers, not queued behind their evaluations (a compile-only session's one worker does both),
  * so that a hostile kernel cannot crash the caller.

@@ -10,6 +10,7 @@
 #include "core/queue_lock.hpp"
 #include "core/random.hpp"
 #include "cuda/compile_cache.hpp"
+#include "cuda/arch_limits.hpp"
 #include "cuda/ptx_entries.hpp"
 #include "worker/device_headers.hpp"
 #include "worker/draw_runner.hpp"
@@ -133,6 +134,11 @@ private:
           problem = fmt::format("line {}: the code has no kernel '{}' (declare it extern \"C\" __global__)", l.line, l.entry);
         else
           problem = check_parameter_sizes(l, it->second);
+        // Only the dynamic part is known from the plan and the DSL: static shared memory is the GPU's to check.
+        if (const int limit = max_shared_per_block_optin(arch());
+            problem.empty() && limit > 0 && l.shared_bytes > static_cast<uint32_t>(limit))
+          problem = fmt::format("line {}: '{}' asks for {} bytes of dynamic shared memory; {} allows a block at most {}",
+                                l.line, l.entry, l.shared_bytes, arch(), limit);
         if (problem.empty()) continue;
         if (r == submission_role) throw evaluation_failure(MKB_VERDICT_LAUNCH_ERROR, "submission plan, " + problem);
         throw infrastructure_failure(fmt::format("the problem's {} plan, {}", role_names[r], problem));

@@ -67,6 +67,29 @@ TEST(CheckCli, ExitCodes) {
   EXPECT_NE(json.out.find(R"("verdict":"compile_error")"), std::string::npos) << json.out;
 }
 
+// A compile-only check refuses a plan asking more dynamic shared memory than the target allows a block,
+// as the GPU would at launch: 120000 bytes fit sm_90a's 227 KiB but not sm_86's 99 KiB.
+TEST(CheckCli, ACompileOnlyCheckHoldsSharedMemoryToTheTarget) {
+  testing::temp_dir io;
+  auto asking = [&](int bytes) {
+    std::string source = solution("cuda.cu");
+    source.replace(source.find("block(256)"), 10, "block(256) shared(" + std::to_string(bytes) + ")");
+    return io.write("shared" + std::to_string(bytes) + ".cu", source).string();
+  };
+  auto fits = run_mkb(io, check("cuda", asking(120000)));
+  EXPECT_EQ(fits.exit_code, 0) << fits.out << fits.err;
+
+  auto hopper = run_mkb(io, check("cuda", asking(300000)));
+  EXPECT_EQ(hopper.exit_code, 1) << hopper.out << hopper.err;
+  EXPECT_EQ(hopper.out.find("LAUNCH_ERROR"), 0u) << hopper.out;
+  EXPECT_NE(hopper.out.find("asks for 300000 bytes of dynamic shared memory; sm_90a allows a block at most 232448"),
+            std::string::npos) << hopper.out;
+
+  auto ampere = run_mkb(io, check("cuda", asking(120000), {"--target-arch", "sm_86"}));
+  EXPECT_EQ(ampere.exit_code, 1) << ampere.out << ampere.err;
+  EXPECT_NE(ampere.out.find("sm_86 allows a block at most 101376"), std::string::npos) << ampere.out;
+}
+
 // A suite of extra problems alone, which a default session refuses, still checks each by its id.
 TEST(CheckCli, AnExtraProblemIsCheckedInASuiteOfExtrasAlone) {
   testing::temp_dir io, suite_dir;
