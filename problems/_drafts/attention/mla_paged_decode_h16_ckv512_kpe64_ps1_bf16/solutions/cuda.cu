@@ -228,6 +228,7 @@ mla_decode_chunk(const __nv_bfloat16 *__restrict__ q_nope, const __nv_bfloat16 *
     __syncthreads();  // tok_s, kc_s, p_s and the reductions are rewritten by the next tile
   }
 
+  asm volatile("cp.async.wait_all;\n" ::);  // the Q copies, where every tile was skipped
   // Unnormalized partial O [16][512] fp32, and (max, sum) per head.
   float *po = part_o + (long long)c * kHeads * kCkv;
 #pragma unroll
