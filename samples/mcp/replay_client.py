@@ -57,7 +57,9 @@ async def play(client: Client, task: dict) -> str:
 
 
 async def replay(ledger: str, server_args: list[str]) -> None:
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "bindings" / "python"))
+    # The binding first, then whatever the caller's path holds (the SDK and the DSLs may live there).
+    path = [str(ROOT / "bindings" / "python"), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
     params = StdioServerParameters(command=sys.executable, args=["-m", "mkb.mcp", "--ledger", ledger, *server_args],
                                    env=env)
     async with Client(params) as client:
