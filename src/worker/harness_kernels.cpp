@@ -20,6 +20,7 @@ struct guard_table {
   uint32_t words[64];
   uint32_t count;
   uint32_t pattern;
+  uint32_t first;
 };
 
 } // namespace
@@ -153,25 +154,29 @@ void harness_kernels::compare_digests(CUdeviceptr before, CUdeviceptr after, uin
 }
 
 void harness_kernels::check_guards(const std::vector<const guard_region *> &regions, size_t block) const {
-  guard_table table{};
-  if (regions.size() > std::size(table.address))
-    fail(MKB_ERR_INTERNAL, "{} guard regions in one check; the table holds {}", regions.size(), std::size(table.address));
-  table.pattern = guard_pattern;
-  table.count = static_cast<uint32_t>(regions.size());
-  for (uint32_t i = 0; i < table.count; ++i) {
-    table.address[i] = regions[i]->address;
-    table.words[i] = regions[i]->words;
-  }
   CUdeviceptr slot = stats(block);
-  void *params[] = {&table, &slot};
-  CUlaunchConfig config{};
-  config.gridDimX = std::max<uint32_t>(1, table.count);
-  config.gridDimY = config.gridDimZ = 1;
-  config.blockDimX = 256;
-  config.blockDimY = config.blockDimZ = 1;
-  config.hStream = gpu_->stream();
-  CUresult rc = gpu_->cu().cuLaunchKernelEx(&config, check_guards_, params, nullptr);
-  if (rc != CUDA_SUCCESS) throw_cuda_failure(rc, "the guard check");
+  // A check may guard more regions than one table holds (a problem with many scratch buffers): one
+  // launch per table, all into the same slot, which keeps the lowest damaged region.
+  constexpr size_t per_launch = std::size(guard_table{}.address);
+  for (size_t first = 0; first == 0 || first < regions.size(); first += per_launch) {
+    guard_table table{};
+    table.pattern = guard_pattern;
+    table.first = static_cast<uint32_t>(first);
+    table.count = static_cast<uint32_t>(std::min(per_launch, regions.size() - first));
+    for (uint32_t i = 0; i < table.count; ++i) {
+      table.address[i] = regions[first + i]->address;
+      table.words[i] = regions[first + i]->words;
+    }
+    void *params[] = {&table, &slot};
+    CUlaunchConfig config{};
+    config.gridDimX = std::max<uint32_t>(1, table.count);
+    config.gridDimY = config.gridDimZ = 1;
+    config.blockDimX = 256;
+    config.blockDimY = config.blockDimZ = 1;
+    config.hStream = gpu_->stream();
+    CUresult rc = gpu_->cu().cuLaunchKernelEx(&config, check_guards_, params, nullptr);
+    if (rc != CUDA_SUCCESS) throw_cuda_failure(rc, "the guard check");
+  }
 }
 
 } // namespace mkb::worker

@@ -118,6 +118,7 @@ INSTANTIATE_TEST_SUITE_P(
                       hostile_case{"nan", MKB_VERDICT_WRONG_ANSWER, "NaN"},
                       hostile_case{"half_output", MKB_VERDICT_WRONG_ANSWER, "was it written"},
                       hostile_case{"past_end", MKB_VERDICT_OUT_OF_BOUNDS, "after 'y'"},
+                      hostile_case{"past_end_of_many_scratch", MKB_VERDICT_OUT_OF_BOUNDS, "after 's29'"},
                       hostile_case{"modify_input", MKB_VERDICT_INPUT_MODIFIED, "input 'hidden_states'"},
                       hostile_case{"update_residual", MKB_VERDICT_INPUT_MODIFIED, "input 'residual'"},
                       hostile_case{"illegal_address", MKB_VERDICT_FAULT, "ILLEGAL_ADDRESS"},

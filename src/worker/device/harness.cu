@@ -259,11 +259,14 @@ extern "C" __global__ void mkb_compare_digests(const u64 *before, const u64 *aft
 
 // ---- Guard regions --------------------------------------------------------------------------------
 
+// One launch checks up to 64 regions (a kernel parameter holds the table); more take several launches
+// into the same stats slot, `first` numbering each launch's regions after the earlier ones.
 struct guard_table {
   u64 address[64];
   u32 words[64]; // 32-bit words per region
   u32 count;
   u32 pattern;
+  u32 first; // the region number of address[0] among all the check's regions
 };
 
 // FIRST_INDEX = region * 2^32 + first changed word of the lowest damaged region.
@@ -271,7 +274,7 @@ extern "C" __global__ void mkb_check_guards(const __grid_constant__ guard_table 
   for (u32 r = blockIdx.x; r < table.count; r += gridDim.x) {
     const u32 *words = reinterpret_cast<const u32 *>(table.address[r]);
     for (u32 w = threadIdx.x; w < table.words[r]; w += blockDim.x)
-      if (words[w] != table.pattern) atomicMin(&stats[FIRST_INDEX], (u64(r) << 32) | w);
+      if (words[w] != table.pattern) atomicMin(&stats[FIRST_INDEX], (u64(table.first + r) << 32) | w);
   }
 }
 
