@@ -99,7 +99,7 @@ TEST(ProtocolGpu, FourArmsWithTheOriginalPair) {
   EXPECT_EQ(finished, 8);
   std::string table = s.score(true, false);
   std::printf("%s", table.c_str());
-  EXPECT_NE(table.find("A to B (cute-dsl -> tirx): 2 paired comparisons"), std::string::npos) << table;
+  EXPECT_NE(table.find("A to B (cute-dsl -> tirx), against the baseline: 2 paired comparisons"), std::string::npos) << table;
 }
 
 } // namespace
