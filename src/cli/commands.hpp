@@ -15,6 +15,8 @@ void add_check(CLI::App &mkb, int &exit_code);
 void add_draw(CLI::App &mkb, int &exit_code);
 void add_ledger(CLI::App &mkb, int &exit_code);
 void add_score(CLI::App &mkb, int &exit_code);
+void add_report(CLI::App &mkb, int &exit_code);
+void add_skills(CLI::App &mkb, int &exit_code);
 void add_plan(CLI::App &mkb, int &exit_code);
 
 // Exit codes shared by the subcommands.

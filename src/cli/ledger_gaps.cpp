@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "protocol/staleness.hpp"
+
 namespace mkb::cli {
 
 bool report_gaps(std::FILE *to, const std::string &prefix, const std::string &path, const ledger_gaps &gaps,
@@ -18,6 +20,18 @@ bool report_gaps(std::FILE *to, const std::string &prefix, const std::string &pa
                    "them to a new ledger\n",
                prefix, path, intact_records, path);
   return !gaps.damage.empty();
+}
+
+std::vector<trial_result> read_finished_trials(std::FILE *to, const std::string &prefix,
+                                               const std::vector<std::string> &paths, bool &damaged) {
+  std::vector<trial_result> results;
+  for (const std::string &path : paths) {
+    ledger_contents c = ledger::read_intact(path);
+    damaged |= report_gaps(to, prefix, path, c.gaps, c.records);
+    std::vector<trial_result> latest = latest_with_staleness(c.finished, c.current); // judged per file
+    results.insert(results.end(), latest.begin(), latest.end());
+  }
+  return results;
 }
 
 } // namespace mkb::cli

@@ -65,6 +65,8 @@ int main(int argc, char **argv) {
   add_draw(mkb, exit_code);
   add_ledger(mkb, exit_code);
   add_score(mkb, exit_code);
+  add_report(mkb, exit_code);
+  add_skills(mkb, exit_code);
   add_plan(mkb, exit_code);
 
   if (int unknown = 0; names_unknown_subcommand(mkb, argc, argv, &unknown)) return unknown;

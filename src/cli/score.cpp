@@ -6,9 +6,7 @@
 #include "cli/ledger_gaps.hpp"
 #include "cli/score_formats.hpp"
 #include "core/error.hpp"
-#include "protocol/ledger.hpp"
 #include "protocol/scoring.hpp"
-#include "protocol/staleness.hpp"
 
 namespace mkb::cli {
 
@@ -29,14 +27,8 @@ std::string render(const score_report &report, const std::string &format) {
 
 int score(const score_options &o) {
   try {
-    std::vector<trial_result> results;
     bool damaged = false;
-    for (const std::string &path : o.ledgers) {
-      ledger_contents c = ledger::read_intact(path);
-      damaged |= report_gaps(stderr, "mkb score: ", path, c.gaps, c.records);
-      std::vector<trial_result> latest = latest_with_staleness(c.finished, c.current); // judged per file
-      results.insert(results.end(), latest.begin(), latest.end());
-    }
+    std::vector<trial_result> results = read_finished_trials(stderr, "mkb score: ", o.ledgers, damaged);
     score_settings settings;
     settings.include_stale = o.with_stale;
     fmt::print("{}", render(compute_scores(results, settings), o.json ? "json" : o.format));
