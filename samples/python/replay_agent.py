@@ -109,13 +109,19 @@ def main() -> int:
         problems = have
         print(f"{len(have)} problems have stored solutions in both {pair[0]} and {pair[1]}; "
               f"{len(lack)} have none yet in one of them and are left out")
-    with mkb.Session(ledger_path=args.ledger, model=args.model, problems=problems, dsl_a=args.dsl_a,
-                     dsl_b=args.dsl_b, worker_path=args.worker) as session:
+    options = dict(ledger_path=args.ledger, model=args.model, problems=problems, dsl_a=args.dsl_a, dsl_b=args.dsl_b,
+                   worker_path=args.worker)
+    # The trials still to run (a resumed ledger holds the others), for the progress line on stderr.
+    to_run = [t for t in mkb.plan(**options)["trials"] if t["state"] not in ("done", "skipped")]
+    progress = mkb.Progress(len(to_run))
+    with mkb.Session(**options) as session:
         compile_only = False
         for task in session.tasks(wait_ms=500):
             with task:
+                progress.step(task.id)
                 text = play(task)
                 compile_only |= "compiled" in text
+                progress.end()
                 print(text, flush=True)
         print()
         print(session.score(table=True))

@@ -1,4 +1,5 @@
-// Progress of a long command on stderr: "[k/N] <what> (<elapsed> s)". Piped, each step is a line,
+// Progress of a long command on stderr: "[k/N] <what> (<elapsed> s, about <left> left)", the time left
+// estimated from the mean of the steps done so far (none before the first ends). Piped, each step is a line,
 // flushed as it starts; on a terminal, one live line redrawn in place (every second while a step
 // runs) and erased when the step ends, so that the command's own output prints clean.
 #pragma once
@@ -24,6 +25,7 @@ public:
 
 private:
   void draw(); // with mutex_ held
+  std::string time_left(std::chrono::steady_clock::time_point now) const; // "" before a step has ended
   void redraw_every_second(std::stop_token stop);
 
   std::FILE *to_;
@@ -31,7 +33,7 @@ private:
   size_t total_, done_ = 0;
   std::string what_;
   bool running_ = false;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), step_start_ = start_;
   std::mutex mutex_;
   std::condition_variable_any wake_;
   std::jthread redrawer_;

@@ -140,6 +140,22 @@ TEST(ValidateCli, ProgressLinesArriveWhileItRuns) {
   EXPECT_NE(seen[at(step)].find(" s)\n"), std::string::npos) << "with the elapsed seconds: " << seen[at(step)];
 }
 
+// After the first step, each line says about how long is left (from the mean of the steps done).
+TEST(ValidateCli, ProgressGivesTheTimeLeftOnceAStepHasEnded) {
+  temp_dir io;
+  const std::string rms = "fused_add_rmsnorm_h4096_llama31_8b_bf16";
+  auto r = run_mkb(io, {"suite", "validate", "--compile-only", "--problem", std::string(routing) + "," + rms, "--dsl", "cuda"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  size_t first = r.err.find("[1/2] compiling "), second = r.err.find("[2/2] compiling ");
+  ASSERT_NE(first, std::string::npos) << r.err;
+  ASSERT_NE(second, std::string::npos) << r.err;
+  std::string first_line = r.err.substr(first, r.err.find('\n', first) - first);
+  std::string second_line = r.err.substr(second, r.err.find('\n', second) - second);
+  EXPECT_EQ(first_line.find("left"), std::string::npos) << "no estimate before a step has ended: " << first_line;
+  EXPECT_TRUE(second_line.ends_with(" s left)")) << second_line;
+  EXPECT_NE(second_line.find(" s, about "), std::string::npos) << second_line;
+}
+
 TEST(ValidateCli, JsonOnStdoutDetailsAndProgressOnStderr) {
   temp_dir io;
   auto r = run_mkb(io, {"suite", "validate", "--compile-only", "--problem", routing, "--dsl", "cuda", "--json"});

@@ -27,11 +27,12 @@ from ._errors import (BudgetError, ConfigError, InternalError, InvalidArgumentEr
                       WorkerError)
 from ._native import lib as _lib
 from ._offline import plan, score_ledgers
+from ._progress import Progress
 from ._report import Report
 from ._session import Session, Task
 
 __all__ = [
-    "Arm", "Verdict", "Session", "Task", "Report", "score_ledgers", "plan", "list_problems", "list_dsls",
+    "Arm", "Verdict", "Session", "Task", "Report", "score_ledgers", "plan", "Progress", "list_problems", "list_dsls",
     "Problem", "Tensor", "Dsl", "DslList", "Sandbox", "version", "version_number", "abi_version",
     "MkbError", "InvalidArgumentError", "ConfigError", "NotFoundError", "StateError", "BudgetError",
     "LedgerIOError", "LedgerError", "WorkerError", "NoMemoryError", "UnsupportedError", "VersionError",

@@ -81,15 +81,18 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     chat = Chat(base_url, model, os.environ.get("MKB_LLM_API_KEY", ""), timeout_s=args.timeout,
                 max_retries=args.max_retries, backoff_s=args.backoff, max_backoff_s=args.max_backoff)
+    options = dict(ledger_path=args.ledger, model=model, problems=args.problems, families=args.families,
+                   dsl_a=args.dsl_a, dsl_b=args.dsl_b, replicates=args.replicates,
+                   budget_submissions=args.budget_submissions, budget_seconds=args.budget_seconds,
+                   compile_only=args.compile_only, trials=args.trials, worker_path=args.worker)
     try:
-        session = mkb.Session(ledger_path=args.ledger, model=model, problems=args.problems, families=args.families,
-                              dsl_a=args.dsl_a, dsl_b=args.dsl_b, replicates=args.replicates,
-                              budget_submissions=args.budget_submissions, budget_seconds=args.budget_seconds,
-                              compile_only=args.compile_only, trials=args.trials, worker_path=args.worker)
+        # The trials still to run (a resumed ledger holds the others), for the progress lines on stderr.
+        to_run = [t for t in mkb.plan(**options)["trials"] if t["state"] not in ("done", "skipped")]
+        session = mkb.Session(**options)
     except mkb.MkbError as error:
         print(f"cannot open the session: {error}", file=sys.stderr)
         return 1
-    run = Run(session, chat, args, prices)
+    run = Run(session, chat, args, prices, mkb.Progress(len(to_run), live=False))
     interrupted = execute(run, args.concurrency)
     print(mkb.score_ledgers([args.ledger], table=True))
     failed = [outcome for outcome in run.outcomes if outcome.error]

@@ -19,8 +19,9 @@ from .usage import Prices
 class Run:
     """What the worker threads share: the session, the chat, a lock for printing, the outcomes."""
 
-    def __init__(self, session: mkb.Session, chat: Chat, args: argparse.Namespace, prices: Optional[Prices]) -> None:
-        self.session, self.chat, self.args, self.prices = session, chat, args, prices
+    def __init__(self, session: mkb.Session, chat: Chat, args: argparse.Namespace, prices: Optional[Prices],
+                 progress: Optional[mkb.Progress] = None) -> None:
+        self.session, self.chat, self.args, self.prices, self.progress = session, chat, args, prices, progress
         self.lock = threading.Lock()
         self.outcomes: list[Outcome] = []
         self.unfinished: list[mkb.Task] = []  # interrupted: left open so the ledger plans them again
@@ -44,6 +45,9 @@ class Run:
                     return
                 continue  # skill arms wait for their solos, which other threads are working on
             task = tasks[0]
+            if self.progress:
+                with self.lock:
+                    self.progress.step(f"started {task.id}")
             try:
                 with Transcript(transcript_path(self.args.ledger, task.id)) as transcript:
                     outcome = Attempt(self.chat, task, transcript, max_turns=self.args.max_turns,
