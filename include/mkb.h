@@ -234,6 +234,15 @@ typedef struct mkb_open_options {
   const char *target_arch;       /* the architecture compile-only sessions compile for, such as
                                     "sm_90a" or "sm_100a". NULL: MKB_TARGET_ARCH, then "sm_90a".
                                     Sessions that run kernels compile for each worker's device */
+  uint32_t shard_index;          /* plan only shard shard_index (from 0) of shard_count: a */
+  uint32_t shard_count;          /* deterministic, balanced share of the trials selected above, in
+                                    which every problem and replicate keeps all its arms together
+                                    (a skill arm and the solo whose skill it receives are never
+                                    apart). The shards of one configuration partition its plan:
+                                    each plans its share, none a trial twice. Each shard keeps its
+                                    own ledger; mkb_score_ledgers() over all of them scores the
+                                    whole run (docs/SCALING.md). A shard may hold no trial.
+                                    shard_count 0 or 1: no sharding (shard_index must be 0) */
 } mkb_open_options;
 
 /* Fills *options with the defaults (every field zero or NULL) and sets struct_size.
@@ -267,8 +276,9 @@ MKB_API mkb_status mkb_open_options_init(mkb_open_options *options, size_t struc
  *                      families, lists that select no problem together, a glob that matches only
  *                      extra problems left out (or a suite of extra problems alone, families
  *                      NULL), a trials glob or directions
- *                      that keep no trial, or a gpu_lock_dir (MKB_GPU_LOCK_DIR) that is not a
- *                      writable folder.
+ *                      that keep no trial, a gpu_lock_dir (MKB_GPU_LOCK_DIR) that is not a
+ *                      writable folder, or a shard_index not below shard_count (or not 0 when
+ *                      shard_count is 0 or 1).
  *   MKB_ERR_NOT_FOUND  the suite folder, a DSL, or a problem id, glob or family that matches nothing.
  *   MKB_ERR_SPEC       a problem spec in the suite is malformed (named).
  *   MKB_ERR_WORKER     the mkb-worker executable cannot be found, or (gpus NULL, not compile-only)

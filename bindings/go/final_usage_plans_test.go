@@ -235,6 +235,19 @@ func TestPlansAreDryRunsWithStates(t *testing.T) {
 	}
 }
 
+func TestAShardPlansItsShareAndAnIndexPastTheCountIsRefused(t *testing.T) {
+	o := options(t)
+	o.ShardIndex, o.ShardCount = 1, 2
+	text, err := Plan(o, false)
+	if err != nil || !strings.Contains(text, `"shard":{"index":1,"count":2}`) {
+		t.Errorf("%v\n%s", err, text)
+	}
+	o.ShardIndex = 2
+	if _, err := Plan(o, false); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "shard_index") {
+		t.Errorf("a shard past the count: %v", err)
+	}
+}
+
 func TestStaleTrialsAreScoredOnlyWhenAsked(t *testing.T) {
 	o := options(t)
 	s, err := Open(o)

@@ -10,11 +10,13 @@ import "unsafe"
 // keep the library's defaults. Problems and Trials hold comma-separated shell globs (Trials over
 // ids "<problem>/<dsl>/<arm>/r<replicate>"), Families comma-separated names (empty: all but "extra",
 // whose problems only an exact id in Problems selects: include/mkb.h); Directions "a_to_b", "b_to_a"; GPUs
-// comma-separated device ordinals; TargetArch the architecture compile-only sessions compile for.
+// comma-separated device ordinals; TargetArch the architecture compile-only sessions compile for;
+// ShardIndex and ShardCount plan only shard ShardIndex (from 0) of ShardCount (0: no sharding).
 type Options struct {
 	SuitePath, DSLA, DSLB, Problems, Families, Model, LedgerPath, GPUs, WorkerPath, CacheDir, Python, GPULockDir string
 	Trials, Directions, TargetArch                                                                               string
 	Replicates, BudgetSeconds, BudgetSubmissions, BudgetSourceBytes, SkillMaxBytes                               uint32
+	ShardIndex, ShardCount                                                                                       uint32
 	Seed                                                                                                         uint64
 	CompileOnly, RerunStale, NoSandbox                                                                           bool
 }
@@ -45,6 +47,7 @@ func (o Options) withRaw(use func(*C.mkb_open_options)) {
 	raw.replicates, raw.budget_seconds = C.uint32_t(o.Replicates), C.uint32_t(o.BudgetSeconds)
 	raw.budget_submissions, raw.budget_source_bytes = C.uint32_t(o.BudgetSubmissions), C.uint32_t(o.BudgetSourceBytes)
 	raw.skill_max_bytes, raw.seed = C.uint32_t(o.SkillMaxBytes), C.uint64_t(o.Seed)
+	raw.shard_index, raw.shard_count = C.uint32_t(o.ShardIndex), C.uint32_t(o.ShardCount)
 	if o.CompileOnly {
 		raw.flags |= C.MKB_OPEN_COMPILE_ONLY
 	}

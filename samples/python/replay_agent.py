@@ -7,6 +7,7 @@ the stored solution. At the end the session's scores are printed. Without a GPU 
 compile-only and this says what it could not do.
 
     python3 samples/python/replay_agent.py [--ledger FILE] [--fresh] [--problems GLOBS] [--dsl-a DSL --dsl-b DSL]
+                                           [--shard I/N]
 """
 from __future__ import annotations
 
@@ -88,6 +89,8 @@ def main() -> int:
     parser.add_argument("--dsl-b", default=None)
     parser.add_argument("--model", default="replay")
     parser.add_argument("--worker", default=None, help="the mkb-worker to use (tests pass the test double)")
+    parser.add_argument("--shard", metavar="I/N", default=None,
+                        help="play only shard I of N (from 0), with its own ledger (docs/SCALING.md)")
     args = parser.parse_args()
     if args.fresh and os.path.exists(args.ledger):
         os.remove(args.ledger)
@@ -110,7 +113,7 @@ def main() -> int:
         print(f"{len(have)} problems have stored solutions in both {pair[0]} and {pair[1]}; "
               f"{len(lack)} have none yet in one of them and are left out")
     options = dict(ledger_path=args.ledger, model=args.model, problems=problems, dsl_a=args.dsl_a, dsl_b=args.dsl_b,
-                   worker_path=args.worker)
+                   worker_path=args.worker, shard=args.shard)
     # The trials still to run (a resumed ledger holds the others), for the progress line on stderr.
     to_run = [t for t in mkb.plan(**options)["trials"] if t["state"] not in ("done", "skipped")]
     progress = mkb.Progress(len(to_run))

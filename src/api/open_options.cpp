@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstddef>
 #include <cstring>
@@ -117,6 +118,13 @@ session_config config_from_options(const mkb_open_options *options) {
         fail(MKB_ERR_CONFIG, "directions: expected \"a_to_b\" or \"b_to_a\", got \"{}\"", d);
   }
   c.target_arch = target_arch_from(size >= MKB_FIELD_END(target_arch) ? options->target_arch : nullptr);
+  if (size >= MKB_FIELD_END(shard_count)) {
+    c.shard_count = std::max<uint32_t>(options->shard_count, 1);
+    c.shard_index = options->shard_index;
+    if (c.shard_index >= c.shard_count)
+      fail(MKB_ERR_CONFIG, "shard_index: expected a shard below shard_count {} (shards count from 0), got {}",
+           options->shard_count, c.shard_index);
+  }
   return c;
 }
 

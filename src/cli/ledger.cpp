@@ -1,5 +1,5 @@
-// `mkb ledger dump FILE` and `mkb ledger repair DAMAGED NEW`. What a command skipped goes to stderr,
-// so that stdout stays JSON.
+// `mkb ledger dump FILE`, `mkb ledger repair DAMAGED NEW` and `mkb ledger merge NEW LEDGER...`. What a
+// command skipped goes to stderr, so that stdout stays JSON.
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
@@ -40,6 +40,19 @@ int repair(const std::string &damaged, const std::string &repaired) {
   return exit_ok;
 }
 
+// Like repair, over several inputs; what reading each left out goes to stderr, and damage is exit 1
+// (the intact records are still merged).
+int merge(const std::string &merged, const std::vector<std::string> &inputs) {
+  std::vector<std::filesystem::path> paths(inputs.begin(), inputs.end());
+  ledger_merge m = ledger::merge(paths, merged);
+  bool damaged = false;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    damaged |= report_gaps(stderr, "mkb ledger merge: ", inputs[i], m.inputs[i].dropped, m.inputs[i].records);
+  fmt::print("merged {} intact records of {} ledgers into {} ({} bytes)\n", m.kept_records, inputs.size(), merged,
+             m.kept_bytes);
+  return damaged ? exit_failed : exit_ok;
+}
+
 // A ledger that cannot be read or written is a negative answer (exit 1), as damage is.
 template <typename Action> int answered(Action action) {
   try {
@@ -53,7 +66,7 @@ template <typename Action> int answered(Action action) {
 } // namespace
 
 void add_ledger(CLI::App &mkb, int &exit_code) {
-  CLI::App *ledger = mkb.add_subcommand("ledger", "print or repair a ledger");
+  CLI::App *ledger = mkb.add_subcommand("ledger", "print, repair or merge ledgers");
   ledger->require_subcommand(1);
 
   auto path = std::make_shared<std::string>();
@@ -72,6 +85,16 @@ void add_ledger(CLI::App &mkb, int &exit_code) {
   repair_command->callback([damaged, repaired, &exit_code] {
     exit_code = answered([&] { return repair(*damaged, *repaired); });
   });
+
+  auto merged = std::make_shared<std::string>();
+  auto inputs = std::make_shared<std::vector<std::string>>();
+  CLI::App *merge_command = ledger->add_subcommand(
+      "merge", "copy every intact record of several ledgers (the shards of a run) into one new file (never over an "
+               "existing one; docs/SCALING.md). Exit 1 when it cannot, or when an input is damaged (its intact records "
+               "are still merged)");
+  merge_command->add_option("NEW", *merged, "the merged ledger to write")->required();
+  merge_command->add_option("LEDGER", *inputs, "the ledgers to merge, in order")->required()->check(CLI::ExistingFile.description(""));
+  merge_command->callback([merged, inputs, &exit_code] { exit_code = answered([&] { return merge(*merged, *inputs); }); });
 }
 
 } // namespace mkb::cli

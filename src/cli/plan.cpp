@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include "api/open_options.hpp"
 #include "cli/commands.hpp"
@@ -16,7 +17,7 @@ namespace {
 
 struct plan_options {
   std::string suite, dsl_a, dsl_b, problems, families, trials, directions, model, ledger;
-  uint32_t replicates = 0;
+  uint32_t replicates = 0, shard_index = 0, shard_count = 0;
   bool rerun_stale = false, json = false;
 };
 
@@ -38,6 +39,8 @@ int plan(const plan_options &o) {
   options.model = text(o.model);
   options.ledger_path = text(o.ledger);
   options.replicates = o.replicates;
+  options.shard_index = o.shard_index;
+  options.shard_count = o.shard_count;
   if (o.rerun_stale) options.flags |= MKB_OPEN_RERUN_STALE;
   try {
     std::string out = dry_run(config_from_options(&options), !o.json);
@@ -47,6 +50,19 @@ int plan(const plan_options &o) {
     fmt::print(stderr, "mkb plan: {}\n", e.what());
     return exit_failed; // a configuration a session would refuse
   }
+}
+
+// "I/N" with I < N, shards counting from 0; an empty string when it is one, else what is wrong.
+std::string parse_shard(const std::string &text, uint32_t &index, uint32_t &count) {
+  size_t slash = text.find('/');
+  auto number = [](std::string_view part, uint32_t &out) {
+    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), out);
+    return !part.empty() && ec == std::errc() && end == part.data() + part.size();
+  };
+  if (slash == std::string::npos || !number(std::string_view(text).substr(0, slash), index) ||
+      !number(std::string_view(text).substr(slash + 1), count) || count == 0 || index >= count)
+    return fmt::format("expected I/N with 0 <= I < N, such as 0/4 (shards count from 0), got \"{}\"", text);
+  return "";
 }
 
 } // namespace
@@ -72,6 +88,15 @@ void add_plan(CLI::App &mkb, int &exit_code) {
   dsl_b->needs(dsl_a);
   command->add_option("--suite", o->suite, "the suite folder (default: the built-in suite)")->type_name("DIR")
       ->check(CLI::ExistingDirectory.description(""));
+  command->add_option_function<std::string>(
+               "--shard",
+               [o](const std::string &text) {
+                 if (std::string wrong = parse_shard(text, o->shard_index, o->shard_count); !wrong.empty())
+                   throw CLI::ValidationError("--shard", wrong);
+               },
+               "only shard I of N: a balanced share in which each problem and replicate keeps all its arms "
+               "(docs/SCALING.md)")
+      ->type_name("I/N");
   command->add_flag("--rerun-stale", o->rerun_stale, "plan stale trials again");
   command->add_flag("--json", o->json, "print the plan as JSON");
   command->callback([o, &exit_code] { exit_code = plan(*o); });

@@ -38,7 +38,8 @@ std::string dry_run(const session_config &config, bool table) {
     to_run += will_run(t);
   }
   if (table) {
-    std::string out = fmt::format("plan: {} trials, {} to run", plan.trials().size(), to_run);
+    std::string shard = config.shard_count > 1 ? fmt::format(" (shard {} of {})", config.shard_index, config.shard_count) : "";
+    std::string out = fmt::format("plan{}: {} trials, {} to run", shard, plan.trials().size(), to_run);
     for (const auto &[state, n] : counts) out += fmt::format(", {} {}", n, state);
     out += "\n";
     for (const planned_trial &t : plan.trials()) out += fmt::format("  {:<12} {}\n", state_of(t), t.key.id());
@@ -47,6 +48,7 @@ std::string dry_run(const session_config &config, bool table) {
   json_writer j;
   j.begin_object().field("model", config.model).field("dsl_a", a->name()).field("dsl_b", b->name());
   j.field("ledger", config.ledger_path.value_or("")).field("rerun_stale", config.rerun_stale);
+  j.key("shard").begin_object().field("index", config.shard_index).field("count", config.shard_count).end_object();
   j.field("trials_planned", plan.trials().size()).field("to_run", to_run).key("counts").begin_object();
   for (const auto &[state, n] : counts) j.field(state, n);
   j.end_object().key("trials").begin_array();

@@ -6,6 +6,7 @@
 
 #include <flatbuffers/idl.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -348,22 +349,59 @@ ledger_dump ledger::dump_json(const std::filesystem::path &path) {
   return dump;
 }
 
+namespace {
+
+// Writes `data` to `path`, a new file: whole beside it, then linked into place (link() never replaces a
+// file). `why` says in the error why an existing file is not replaced.
+void write_new_file(const std::filesystem::path &path, const std::string &data, const char *why) {
+  std::filesystem::path temporary = path;
+  temporary += fmt::format(".new.{}", ::getpid());
+  write_file_atomic(temporary, data);
+  int linked = ::link(temporary.c_str(), path.c_str());
+  int saved = errno;
+  ::unlink(temporary.c_str());
+  if (linked != 0)
+    fail(MKB_ERR_IO, "cannot create '{}': {}{}", path.string(), std::strerror(saved), saved == EEXIST ? why : "");
+}
+
+} // namespace
+
 ledger_repair ledger::repair(const std::filesystem::path &damaged, const std::filesystem::path &repaired) {
   std::string data = read_file(damaged);
   ledger_frames::file_layout layout = ledger_frames::scan(data, damaged.string());
   std::string copy(ledger_frames::file_magic);
   for (const ledger_frames::intact_record &r : layout.records) copy += ledger_frames::frame(r.payload);
-  // Written whole beside its destination, then linked into place: link() never replaces a file.
-  std::filesystem::path temporary = repaired;
-  temporary += fmt::format(".repair.{}", ::getpid());
-  write_file_atomic(temporary, copy);
-  int linked = ::link(temporary.c_str(), repaired.c_str());
-  int saved = errno;
-  ::unlink(temporary.c_str());
-  if (linked != 0)
-    fail(MKB_ERR_IO, "cannot create '{}': {}{}", repaired.string(), std::strerror(saved),
-         saved == EEXIST ? " (repair writes a new file and never replaces one)" : "");
+  write_new_file(repaired, copy, " (repair writes a new file and never replaces one)");
   return {layout.records.size(), copy.size(), {layout.torn_tail, layout.damage, layout.empty_file}};
+}
+
+ledger_merge ledger::merge(const std::vector<std::filesystem::path> &inputs, const std::filesystem::path &merged) {
+  ledger_merge out;
+  std::string copy(ledger_frames::file_magic);
+  std::optional<std::pair<std::filesystem::path, planned_prints>> first_planned;
+  for (const std::filesystem::path &input : inputs) {
+    ledger_contents contents = read_intact(input);
+    if (!contents.current.empty()) {
+      if (!first_planned) {
+        first_planned = {input, contents.current};
+      } else if (contents.current != first_planned->second) {
+        auto differing = std::mismatch(contents.current.begin(), contents.current.end(), first_planned->second.begin(),
+                                       first_planned->second.end());
+        auto named = differing.first != contents.current.end() ? differing.first->first : differing.second->first;
+        fail(MKB_ERR_CONFIG, "'{}' and '{}' were planned with different fingerprints ({} in {}, among others): they are "
+                             "not shards of one run, and a merged ledger would judge one of them stale",
+             first_planned->first.string(), input.string(), named.first, named.second);
+      }
+    }
+    std::string data = read_file(input);
+    ledger_frames::file_layout layout = ledger_frames::scan(data, input.string());
+    for (const ledger_frames::intact_record &r : layout.records) copy += ledger_frames::frame(r.payload);
+    out.kept_records += layout.records.size();
+    out.inputs.push_back({layout.records.size(), {layout.torn_tail, layout.damage, layout.empty_file}});
+  }
+  write_new_file(merged, copy, " (merge writes a new file and never replaces one)");
+  out.kept_bytes = copy.size();
+  return out;
 }
 
 } // namespace mkb

@@ -67,6 +67,16 @@ struct ledger_repair {
   ledger_gaps dropped;
 };
 
+struct ledger_merge {
+  size_t kept_records = 0;
+  size_t kept_bytes = 0;
+  struct input {
+    size_t records = 0; // intact, merged
+    ledger_gaps dropped;
+  };
+  std::vector<input> inputs; // in the order given
+};
+
 class ledger {
 public:
   // Opens or creates `path` for appending, after reading it whole. A torn last record (a crash while
@@ -100,6 +110,11 @@ public:
   // Writes every intact record of `damaged` to `repaired`, a new file (created atomically; an existing
   // file is never replaced). Throws mkb::error(MKB_ERR_IO) if `repaired` exists or cannot be written.
   static ledger_repair repair(const std::filesystem::path &damaged, const std::filesystem::path &repaired);
+  // Writes every intact record of each input, in the order given, to `merged`, a new file (as repair):
+  // the shards of a run as one ledger (docs/SCALING.md). The inputs' latest sessions must have planned
+  // the same fingerprints, since a reader judges staleness by the last one: otherwise MKB_ERR_CONFIG
+  // naming the two files and a (problem, DSL) they differ on. MKB_ERR_IO as repair.
+  static ledger_merge merge(const std::vector<std::filesystem::path> &inputs, const std::filesystem::path &merged);
 
 private:
   ledger(std::filesystem::path path, int fd) : path_(std::move(path)), fd_(fd) {}

@@ -1,10 +1,10 @@
 #include "protocol/plan_setup.hpp"
 
+#include <fmt/format.h>
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <fmt/format.h>
-
+#include <set>
 #include <tuple>
 
 #include "core/embedded_files.hpp"
@@ -33,6 +33,18 @@ bool directs(const session_config &config, int arm) {
 }
 
 } // namespace
+
+std::set<shard_unit> shard_share(std::set<shard_unit> units, uint32_t index, uint32_t count) {
+  if (count <= 1) return units;
+  // Ordered by a hash of the unit, so that a shard holds a spread of families and replicates rather than
+  // a run of the suite's order; then dealt out in turn, so that shards differ by one unit at most.
+  std::vector<std::pair<uint64_t, shard_unit>> order;
+  for (const shard_unit &u : units) order.push_back({xxh3_64(fmt::format("{}\n{}", u.first, u.second)), u});
+  std::sort(order.begin(), order.end());
+  std::set<shard_unit> share;
+  for (size_t i = index; i < order.size(); i += count) share.insert(order[i].second);
+  return share;
+}
 
 std::pair<const dsl *, const dsl *> resolve_dsl_pair(const session_config &config) {
   std::string a = config.dsl_a, b = config.dsl_b;
@@ -102,6 +114,18 @@ session_plan make_session_plan(const session_config &config, const std::vector<c
   };
   out.plan = std::make_unique<four_arm_plan>(problems, a, b, static_cast<int>(config.replicates), config.model, prints_a,
                                              prints_b, selected);
+  if (config.shard_count > 1) {
+    // The whole selection first (its globs and directions are checked against all of it), then this
+    // shard's share of it: the same trials, those of its units.
+    std::set<shard_unit> units;
+    for (const planned_trial &t : out.plan->trials()) units.insert({t.key.problem, t.key.replicate});
+    std::set<shard_unit> share = shard_share(units, config.shard_index, config.shard_count);
+    std::set<std::string> whole;
+    for (const planned_trial &t : out.plan->trials()) whole.insert(t.key.id());
+    out.plan = std::make_unique<four_arm_plan>(
+        problems, a, b, static_cast<int>(config.replicates), config.model, prints_a, prints_b,
+        [&](const trial_key &key) { return whole.count(key.id()) && share.count({key.problem, key.replicate}); });
+  }
   for (size_t i = 0; i < glob_used.size(); ++i)
     if (!glob_used[i])
       fail(MKB_ERR_CONFIG, "trials: \"{}\" matches no trial of the plan; trial ids are <problem>/<dsl>/<arm>/r<replicate>, "

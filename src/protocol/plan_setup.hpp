@@ -3,7 +3,9 @@
 // run (mkb_plan), which must plan exactly alike.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,7 +39,14 @@ struct session_plan {
   planned_prints current; // every (problem, DSL) planned, with its fingerprints
 };
 
-// The plan of the selected problems, narrowed by config.trials and config.directions. Throws
+// A shard's units: (problem id, replicate), each planned with all its selected arms in one shard.
+using shard_unit = std::pair<std::string, int>;
+// Shard `index` of `count` of the units: a deterministic, balanced share (sizes differ by one at most);
+// the shards of one set of units partition it.
+std::set<shard_unit> shard_share(std::set<shard_unit> units, uint32_t index, uint32_t count);
+
+// The plan of the selected problems, narrowed by config.trials and config.directions, then to the
+// shard config.shard_index of config.shard_count (all of it when the count is 1). Throws
 // MKB_ERR_CONFIG when a trial glob or a direction matches no trial.
 session_plan make_session_plan(const session_config &config, const std::vector<const problem *> &problems,
                                const dsl &a, const dsl &b, const evaluation_settings &settings);

@@ -20,6 +20,7 @@ struct session_config {
   std::vector<std::string> families;
   std::vector<std::string> trial_patterns; // globs over trial ids; empty: every trial
   std::vector<std::string> directions;     // "a_to_b", "b_to_a"; empty: both
+  uint32_t shard_index = 0, shard_count = 1; // plan only this share of the trials (plan_setup.hpp)
   uint32_t replicates = 1;
   uint32_t budget_seconds = 2400;
   uint32_t budget_submissions = 10;

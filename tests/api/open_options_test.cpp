@@ -1,9 +1,10 @@
 // mkb_open_options to session_config (src/api/open_options.cpp): the target architecture of
-// compile-only sessions, from the option, MKB_TARGET_ARCH, then sm_90a, checked against NVRTC.
+// compile-only sessions, from the option, MKB_TARGET_ARCH, then sm_90a, checked against NVRTC; shards.
 #include "api/open_options.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -63,6 +64,24 @@ TEST(OpenOptions, AWrongTargetArchNamesTheFieldAndWhatIsExpected) {
   EXPECT_NE(message.find("MKB_TARGET_ARCH: 'sm90' is not an architecture"), std::string::npos) << message;
   o.target_arch = "sm_100a"; // the option wins, and the variable is not consulted
   EXPECT_EQ(config_error(&o), "");
+}
+
+TEST(OpenOptions, AShardIsBelowItsCountAndNoCountMeansNoSharding) {
+  mkb_open_options o = defaults();
+  EXPECT_EQ(config_from_options(&o).shard_count, 1u);
+  o.shard_index = 2;
+  o.shard_count = 4;
+  session_config c = config_from_options(&o);
+  EXPECT_EQ(c.shard_index, 2u);
+  EXPECT_EQ(c.shard_count, 4u);
+  o.shard_index = 4;
+  EXPECT_NE(config_error(&o).find("shard_index: expected a shard below shard_count 4 (shards count from 0), got 4"),
+            std::string::npos);
+  o.shard_count = 0;
+  o.shard_index = 1;
+  EXPECT_NE(config_error(&o).find("shard_index:"), std::string::npos) << "no count: only shard 0";
+  o.struct_size = offsetof(mkb_open_options, shard_index);
+  EXPECT_EQ(config_from_options(&o).shard_count, 1u) << "an older caller's struct has no shard fields";
 }
 
 } // namespace

@@ -55,6 +55,42 @@ TEST(Ledger, RecordsSurviveReopening) {
   EXPECT_TRUE(c.gaps.damage.empty());
 }
 
+// Shards of one run merge into one ledger that reads as one run; shards of another configuration do not.
+TEST(Ledger, MergesShardsOfOneRunAndRefusesOthers) {
+  testing::temp_dir dir;
+  planned_prints same = {{{"p1", "cuda"}, {"p", "d", "c"}}, {{"p2", "cuda"}, {"p", "d", "c"}}};
+  planned_prints other = {{{"p1", "cuda"}, {"p", "d", "c2"}}, {{"p2", "cuda"}, {"p", "d", "c"}}};
+  auto write = [&](const char *name, const planned_prints &prints, const char *problem) {
+    auto l = ledger::open(dir.path() / name);
+    l->session_opened("cuda", "cuda", prints, "{}");
+    l->trial_finished(finished(problem, 0, 2));
+    return dir.path() / name;
+  };
+  auto a = write("a.ledger", same, "p1"), b = write("b.ledger", same, "p2"), c = write("c.ledger", other, "p2");
+  ledger_merge m = ledger::merge({a, b}, dir.path() / "merged.ledger");
+  EXPECT_EQ(m.kept_records, 4u);
+  ASSERT_EQ(m.inputs.size(), 2u);
+  EXPECT_EQ(m.inputs[1].records, 2u);
+  ledger_contents merged = ledger::read(dir.path() / "merged.ledger");
+  ASSERT_EQ(merged.finished.size(), 2u);
+  EXPECT_EQ(merged.finished[1].key.problem, "p2");
+  EXPECT_EQ(merged.current, same);
+  try {
+    ledger::merge({a, c}, dir.path() / "mixed.ledger");
+    FAIL() << "merged ledgers planned with different fingerprints";
+  } catch (const error &e) {
+    EXPECT_EQ(e.status(), MKB_ERR_CONFIG);
+    EXPECT_NE(std::string(e.what()).find("different fingerprints (p1 in cuda"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "mixed.ledger"));
+  try {
+    ledger::merge({a}, dir.path() / "merged.ledger");
+    FAIL() << "merged over an existing file";
+  } catch (const error &e) {
+    EXPECT_EQ(e.status(), MKB_ERR_IO);
+  }
+}
+
 // The eager time of a timed trial is recorded, so that scores against eager can be recomputed later.
 TEST(Ledger, RecordsTheEagerTime) {
   testing::temp_dir dir;

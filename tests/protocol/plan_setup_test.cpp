@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "core/error.hpp"
@@ -50,6 +52,46 @@ TEST_F(PlanSetup, ADirectionIsItsSkillArmAndBothSolos) {
   std::set<std::string> ids = planned_ids();
   EXPECT_EQ(ids.size(), 6u);
   for (const std::string &id : ids) EXPECT_EQ(id.find("a2b_skill"), std::string::npos) << id;
+}
+
+// Shards: the union of a configuration's shards is its plan, no trial twice, a problem and
+// replicate's arms in one shard (a skill arm with the solo whose skill it gets), sizes within a unit.
+TEST_F(PlanSetup, ShardsPartitionThePlanKeepingEachProblemAndReplicateTogether) {
+  config_.problem_patterns = {"*"};
+  config_.replicates = 3;
+  config_.directions = {"a_to_b"};
+  std::set<std::string> whole = planned_ids();
+  ASSERT_EQ(whole.size(), 17u * 3 * 3) << "17 problems, 3 replicates, both solos and one skill arm";
+  for (uint32_t count : {2u, 4u, 7u, 60u}) {
+    std::set<std::string> joined;
+    std::vector<size_t> sizes;
+    std::map<std::string, uint32_t> shard_of_unit; // "<problem>/r<replicate>" -> shard
+    for (uint32_t index = 0; index < count; ++index) {
+      config_.shard_index = index;
+      config_.shard_count = count;
+      std::set<std::string> mine = planned_ids();
+      sizes.push_back(mine.size());
+      for (const std::string &id : mine) {
+        EXPECT_TRUE(joined.insert(id).second) << id << " in two shards of " << count;
+        std::string unit = id.substr(0, id.find('/')) + id.substr(id.rfind('/'));
+        auto [it, fresh] = shard_of_unit.try_emplace(unit, index);
+        EXPECT_EQ(it->second, index) << unit << "'s arms are split across shards of " << count;
+      }
+    }
+    EXPECT_EQ(joined, whole) << count << " shards";
+    auto [smallest, largest] = std::minmax_element(sizes.begin(), sizes.end());
+    EXPECT_LE(*largest - *smallest, 3u) << "within one unit (three trials) of each other: " << count << " shards";
+  }
+}
+
+TEST_F(PlanSetup, AShareIsDeterministicAndOneShardIsAll) {
+  std::set<shard_unit> units;
+  for (int r = 0; r < 5; ++r)
+    for (const char *p : {"a", "b", "c", "d", "e", "f"}) units.insert({p, r});
+  std::set<shard_unit> first = shard_share(units, 1, 3);
+  EXPECT_EQ(first, shard_share(units, 1, 3)) << "deterministic";
+  EXPECT_EQ(first.size(), 10u);
+  EXPECT_EQ(shard_share(units, 0, 1), units);
 }
 
 TEST_F(PlanSetup, AGlobThatMatchesNothingIsAConfigurationError) {

@@ -37,6 +37,8 @@ class OpenOptions(ctypes.Structure):
         ("trials", ctypes.c_char_p),
         ("directions", ctypes.c_char_p),
         ("target_arch", ctypes.c_char_p),
+        ("shard_index", ctypes.c_uint32),
+        ("shard_count", ctypes.c_uint32),
     ]
 
 

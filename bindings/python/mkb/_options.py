@@ -79,8 +79,10 @@ def open_options(*, suite_path: Optional[StrPath] = None, dsl_a: Optional[str] =
                  worker_path: Optional[StrPath] = None, cache_dir: Optional[StrPath] = None,
                  python: Optional[StrPath] = None, gpu_lock_dir: Optional[StrPath] = None,
                  trials: Optional[Names] = None, directions: Optional[Names] = None,
-                 target_arch: Optional[str] = None) -> _native.OpenOptions:
-    """mkb_open_options from keyword options named as its fields; the flags are booleans."""
+                 target_arch: Optional[str] = None,
+                 shard: Optional[Union[str, tuple[int, int]]] = None) -> _native.OpenOptions:
+    """mkb_open_options from keyword options named as its fields; the flags are booleans; shard is
+    (index, count) or "I/N" (shard_index, shard_count: docs/SCALING.md)."""
     options = _native.OpenOptions()
     lib.mkb_open_options_init(ctypes.byref(options), ctypes.sizeof(options))
     # The library copies every string during the call; the struct only needs to live until then.
@@ -105,4 +107,23 @@ def open_options(*, suite_path: Optional[StrPath] = None, dsl_a: Optional[str] =
     options.gpu_lock_dir = path_bytes("gpu_lock_dir", gpu_lock_dir)
     options.trials, options.directions = names_bytes("trials", trials), names_bytes("directions", directions)
     options.target_arch = text_bytes("target_arch", target_arch)
+    options.shard_index, options.shard_count = shard_pair(shard)
     return options
+
+
+def shard_pair(shard: Optional[Union[str, tuple[int, int]]]) -> tuple[int, int]:
+    """(shard_index, shard_count) from (i, n) or "i/n"; (0, 0) for None (no sharding)."""
+    if shard is None:
+        return 0, 0
+    if isinstance(shard, str):
+        index, slash, count_text = shard.partition("/")
+        if not slash or not index.strip().isdigit() or not count_text.strip().isdigit():
+            raise ValueError(f'shard: expected "I/N" such as "0/4" (shards count from 0), got {shard!r}')
+        shard = (int(index), int(count_text))
+    if (not isinstance(shard, tuple) or len(shard) != 2 or not all(isinstance(v, int) and not isinstance(v, bool)
+                                                                     for v in shard)):
+        raise TypeError(f'shard: expected (index, count) or "I/N", got {shard!r}')
+    index, total = shard
+    if total < 1 or not 0 <= index < total or total > _UINT32:
+        raise ValueError(f"shard: expected 0 <= index < count, got {index}/{total}")
+    return index, total

@@ -40,6 +40,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--dsl-a", metavar="DSL", help="first DSL of the pair (default cute-dsl)")
     run.add_argument("--dsl-b", metavar="DSL", help="second DSL of the pair (default tirx)")
     run.add_argument("--trials", metavar="GLOBS", help="comma-separated globs over trial ids <problem>/<dsl>/<arm>/r<n> (default: all)")
+    run.add_argument("--shard", metavar="I/N", help="run only shard I of N (from 0), with its own ledger (docs/SCALING.md)")
     run.add_argument("--replicates", type=_positive, metavar="N", help="attempts per problem and arm (default 1)")
     run.add_argument("--budget-submissions", type=_positive, metavar="N", help="submissions per attempt (default 10)")
     run.add_argument("--budget-seconds", type=_positive, metavar="S", help="wall-clock seconds per attempt (default 2400)")
@@ -84,12 +85,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     options = dict(ledger_path=args.ledger, model=model, problems=args.problems, families=args.families,
                    dsl_a=args.dsl_a, dsl_b=args.dsl_b, replicates=args.replicates,
                    budget_submissions=args.budget_submissions, budget_seconds=args.budget_seconds,
-                   compile_only=args.compile_only, trials=args.trials, worker_path=args.worker)
+                   compile_only=args.compile_only, trials=args.trials, worker_path=args.worker,
+                   shard=args.shard)
     try:
         # The trials still to run (a resumed ledger holds the others), for the progress lines on stderr.
         to_run = [t for t in mkb.plan(**options)["trials"] if t["state"] not in ("done", "skipped")]
         session = mkb.Session(**options)
-    except mkb.MkbError as error:
+    except (mkb.MkbError, ValueError) as error:  # ValueError: a --shard that is not I/N
         print(f"cannot open the session: {error}", file=sys.stderr)
         return 1
     run = Run(session, chat, args, prices, mkb.Progress(len(to_run), live=False))

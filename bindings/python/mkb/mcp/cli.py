@@ -42,6 +42,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--trials", metavar="GLOBS",
                    help="shell globs over trial ids <problem>/<dsl>/<arm>/r<replicate>, comma-separated")
     s.add_argument("--directions", metavar="LIST", help="a_to_b, b_to_a or both, comma-separated")
+    s.add_argument("--shard", metavar="I/N", help="serve only shard I of N (from 0), with its own ledger (docs/SCALING.md)")
     s.add_argument("--suite", metavar="DIR", help="the suite folder (default: the built-in suite)")
     s.add_argument("--rerun-stale", action="store_true", help="plan stale trials again")
     s.add_argument("--gpus", metavar="LIST", help='the GPUs to use, as ordinals: "0,2" (default: all)')
@@ -87,7 +88,7 @@ def session_options(args: argparse.Namespace) -> dict[str, Any]:
     """mkb.Session's keywords from the parsed command line."""
     return dict(ledger_path=args.ledger, problems=args.problems, families=args.families,
                 replicates=args.replicates, model=args.model, dsl_a=args.dsl_a, dsl_b=args.dsl_b,
-                trials=args.trials, directions=args.directions, suite_path=args.suite,
+                trials=args.trials, directions=args.directions, shard=args.shard, suite_path=args.suite,
                 rerun_stale=args.rerun_stale, gpus=args.gpus, gpu_lock_dir=args.gpu_lock_dir,
                 compile_only=args.compile_only, target_arch=args.target_arch, no_sandbox=args.no_sandbox,
                 budget_seconds=args.budget_seconds, budget_submissions=args.budget_submissions,

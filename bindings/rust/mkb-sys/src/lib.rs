@@ -73,6 +73,8 @@ pub struct mkb_open_options {
     pub trials: *const c_char,
     pub directions: *const c_char,
     pub target_arch: *const c_char,
+    pub shard_index: u32,
+    pub shard_count: u32,
 }
 
 // Declares the functions and, for the header check, a table of (name, parameter count).

@@ -55,10 +55,11 @@ fn open_options_layout_matches_c() {
 #include <stdio.h>
 #include "mkb.h"
 int main(void) {
-  printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu\n", sizeof(mkb_open_options), offsetof(mkb_open_options, replicates),
+  printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu\n", sizeof(mkb_open_options), offsetof(mkb_open_options, replicates),
          offsetof(mkb_open_options, model), offsetof(mkb_open_options, seed), offsetof(mkb_open_options, python),
          offsetof(mkb_open_options, gpu_lock_dir), offsetof(mkb_open_options, trials),
-         offsetof(mkb_open_options, directions), offsetof(mkb_open_options, target_arch));
+         offsetof(mkb_open_options, directions), offsetof(mkb_open_options, target_arch),
+         offsetof(mkb_open_options, shard_index), offsetof(mkb_open_options, shard_count));
   return 0;
 }"#).unwrap();
     let include = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../include");
@@ -78,7 +79,9 @@ int main(void) {
              offset(std::ptr::addr_of!((*p).python) as usize),
              offset(std::ptr::addr_of!((*p).gpu_lock_dir) as usize), offset(std::ptr::addr_of!((*p).trials) as usize),
              offset(std::ptr::addr_of!((*p).directions) as usize),
-             offset(std::ptr::addr_of!((*p).target_arch) as usize)]
+             offset(std::ptr::addr_of!((*p).target_arch) as usize),
+             offset(std::ptr::addr_of!((*p).shard_index) as usize),
+             offset(std::ptr::addr_of!((*p).shard_count) as usize)]
     };
     assert_eq!(c, rust);
 }

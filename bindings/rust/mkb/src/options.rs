@@ -47,6 +47,9 @@ pub struct SessionOptions {
     pub directions: Option<String>,
     /// The architecture compile-only sessions compile for ("sm_90a", "sm_100a").
     pub target_arch: Option<String>,
+    /// `(index, count)`: plan only shard `index` (from 0) of `count`; `None`: no sharding
+    /// (docs/SCALING.md).
+    pub shard: Option<(u32, u32)>,
 }
 
 // The C struct takes 0 for "default"; Some(0) would silently mean the default, so it is refused.
@@ -103,6 +106,12 @@ impl RawOptions {
         raw.seed = match options.seed {
             Some(0) => return Err(Error::invalid_argument("seed: Some(0) would mean a seed from the OS; use None")),
             seed => seed.unwrap_or(0),
+        };
+        (raw.shard_index, raw.shard_count) = match options.shard {
+            Some((index, count)) if index >= count => {
+                return Err(Error::invalid_argument(format!("shard: expected index < count, got {}/{}", index, count)))
+            }
+            shard => shard.unwrap_or((0, 0)),
         };
         raw.flags = (if options.compile_only { sys::MKB_OPEN_COMPILE_ONLY } else { 0 })
             | (if options.rerun_stale { sys::MKB_OPEN_RERUN_STALE } else { 0 })

@@ -134,6 +134,20 @@ fn plans_are_dry_runs_with_states() {
 }
 
 #[test]
+fn a_shard_plans_its_share_and_an_index_past_the_count_is_refused() {
+    let dir = temp_dir("shard");
+    let mut o = options(&dir);
+    o.shard = Some((0, 1));
+    assert!(mkb::plan(&o, false).unwrap().contains("\"trials_planned\":4,"), "one shard of one is the whole plan");
+    o.shard = Some((1, 2));
+    let planned = mkb::plan(&o, false).unwrap();
+    assert!(planned.contains("\"shard\":{\"index\":1,\"count\":2}"), "{}", planned);
+    assert!(planned.contains("\"trials_planned\":0,"), "one problem and replicate: one shard has it all: {}", planned);
+    o.shard = Some((2, 2));
+    assert_eq!(mkb::plan(&o, false).unwrap_err().kind(), mkb::ErrorKind::InvalidArgument);
+}
+
+#[test]
 fn stale_trials_are_scored_only_when_asked() {
     let dir = temp_dir("stale");
     assert_eq!(play_all(&mkb::Session::open(&options(&dir)).unwrap()), 4);
