@@ -203,7 +203,13 @@ resolved_plan resolve_launch_plan(const launch_plan &plan, const problem &p, pla
         case arg_kind::f32:
         case arg_kind::f64: ra.real = v.as_double(); break;
         default:
-          if (v.is_float) r.error(fmt::format("{}({}) is not an integer", arg_kind_name(a.kind), a.text));
+          // A whole number computed in floating point counts (a spec constant such as a pad id of -1 is
+          // a double): within 2^53 it is exact.
+          if (v.is_float) {
+            if (!(std::fabs(v.real) <= 9007199254740992.0) || v.real != std::trunc(v.real))
+              r.error(fmt::format("{}({}) = {} is not an integer", arg_kind_name(a.kind), a.text, v.real));
+            v = expr_value::of(static_cast<int64_t>(v.real));
+          }
           ra.integer = v.integer;
           bool fits = a.kind == arg_kind::i32   ? v.integer >= INT32_MIN && v.integer <= INT32_MAX
                       : a.kind == arg_kind::u32 ? v.integer >= 0 && v.integer <= int64_t(UINT32_MAX)

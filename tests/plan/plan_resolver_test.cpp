@@ -71,6 +71,15 @@ TEST_F(PlanResolver, EvaluatesEverything) {
   EXPECT_EQ(l.args[7].integer, 1000000);
 }
 
+// A whole number computed in floating point (a spec constant is a double: a pad id of -1) is an integer.
+TEST_F(PlanResolver, AWholeFloatingValueIsAnIntegerArgument) {
+  resolved_plan plan = resolve("launch k grid(1) block(1) args(i64(-2.0), i32(n / 4.0))");
+  ASSERT_EQ(plan.launches[0].args.size(), 2u);
+  EXPECT_EQ(plan.launches[0].args[0].integer, -2);
+  EXPECT_EQ(plan.launches[0].args[1].integer, 250);
+  EXPECT_NE(failure("launch k grid(1) block(1) args(i64(1e300))").find("is not an integer"), std::string::npos);
+}
+
 TEST_F(PlanResolver, RejectsWhatCannotRun) {
   EXPECT_NE(failure("launch k grid(1) block(1) args(z)").find("no tensor or scratch buffer is named 'z'"), std::string::npos);
   EXPECT_NE(failure("launch k grid(1) block(1) args(n)").find("is a symbol"), std::string::npos);
@@ -80,7 +89,8 @@ TEST_F(PlanResolver, RejectsWhatCannotRun) {
   EXPECT_NE(failure("launch k grid(3) block(1) cluster(2) args()").find("not a multiple"), std::string::npos);
   EXPECT_NE(failure("launch k grid(1) block(1) args(i32(n * n * n * n))").find("does not fit"), std::string::npos);
   EXPECT_NE(failure("launch k grid(1) block(1) args(u32(0 - 1))").find("does not fit"), std::string::npos);
-  EXPECT_NE(failure("launch k grid(1) block(1) args(i32(n / 3.0))").find("not an integer"), std::string::npos);
+  EXPECT_NE(failure("launch k grid(1) block(1) args(i32(n / 3.0))").find("= 333.3333333333333 is not an integer"),
+            std::string::npos);
   EXPECT_NE(failure("scratch x fp32[4]\nlaunch k grid(1) block(1) args()").find("name of a tensor"), std::string::npos);
   EXPECT_NE(failure("scratch s fp32[n * n * n * n * 1000]\nlaunch k grid(1) block(1) args()").find("GiB"), std::string::npos);
   EXPECT_NE(failure("launch k grid(nn) block(1) args()").find("unknown name 'nn'"), std::string::npos);

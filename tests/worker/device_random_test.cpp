@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/hash.hpp"
+#include "core/random.hpp"
 #include "worker/device/mkb_random.cuh"
 #include "worker/device/mkb_xxh64.cuh"
 
@@ -67,6 +68,18 @@ TEST(DeviceRandom, UniformAndBoundedRanges) {
   EXPECT_EQ(mkb_random::bounded(0, 0, 10), 0u);
   EXPECT_EQ(mkb_random::bounded(0, 0xffffffffu, 10), 9u);
   EXPECT_LT(mkb_random::bounded(0xffffffffu, 0xffffffffu, 1ull << 40), 1ull << 40);
+}
+
+// Generators of inputs drawn together recover the draw's seed from their own: the device functions must
+// stay the inverse of the worker's derive_seed.
+TEST(DeviceRandom, DrawSeedInvertsTheWorkersDeriveSeed) {
+  for (uint64_t draw : {0ull, 1ull, 0x1234ull, 0xffffffffffffffffull, 0x9e3779b97f4a7c15ull})
+    for (uint64_t index : {0ull, 1ull, 5ull, 63ull}) {
+      uint64_t given = mkb::derive_seed(draw, index);
+      EXPECT_EQ(mkb_random::input_seed(draw, index), given);
+      EXPECT_EQ(mkb_random::draw_seed(given, index), draw) << draw << " " << index;
+      EXPECT_EQ(mkb_random::unmix64(mkb_random::mix64(draw)), draw);
+    }
 }
 
 } // namespace

@@ -21,12 +21,16 @@ __device__ __forceinline__ float f32(fp16 v) { return __half2float(v); }
 __device__ __forceinline__ float f32(float v) { return v; }
 __device__ __forceinline__ float f32(int v) { return (float)v; }
 __device__ __forceinline__ float f32(long long v) { return (float)v; }
+__device__ __forceinline__ float f32(unsigned char v) { return (float)v; }
+__device__ __forceinline__ float f32(bool v) { return v ? 1.0f : 0.0f; }
 __device__ __forceinline__ double f64(bf16 v) { return (double)__bfloat162float(v); }
 __device__ __forceinline__ double f64(fp16 v) { return (double)__half2float(v); }
 __device__ __forceinline__ double f64(float v) { return (double)v; }
 __device__ __forceinline__ double f64(double v) { return v; }
 __device__ __forceinline__ double f64(int v) { return (double)v; }
 __device__ __forceinline__ double f64(long long v) { return (double)v; }
+__device__ __forceinline__ double f64(unsigned char v) { return (double)v; }
+__device__ __forceinline__ double f64(bool v) { return v ? 1.0 : 0.0; }
 
 // ---- Storing: one rounding, to nearest even --------------------------------------------------------
 
@@ -53,6 +57,27 @@ template <> struct store_as<int> {
   __device__ static int from(double v) { return (int)v; }
   __device__ static int from(int v) { return v; }
   __device__ static int from(long long v) { return (int)v; }
+};
+// Integer and bool tensors (int64 indices, uint8 bytes, bool masks) as eager PyTorch converts to them:
+// toward zero for integers, nonzero for bool.
+template <> struct store_as<long long> {
+  __device__ static long long from(float v) { return (long long)v; }
+  __device__ static long long from(double v) { return (long long)v; }
+  __device__ static long long from(int v) { return v; }
+  __device__ static long long from(long long v) { return v; }
+};
+template <> struct store_as<unsigned char> {
+  __device__ static unsigned char from(float v) { return (unsigned char)(int)v; }
+  __device__ static unsigned char from(double v) { return (unsigned char)(int)v; }
+  __device__ static unsigned char from(int v) { return (unsigned char)v; }
+  __device__ static unsigned char from(long long v) { return (unsigned char)v; }
+};
+template <> struct store_as<bool> {
+  __device__ static bool from(float v) { return v != 0.0f; }
+  __device__ static bool from(double v) { return v != 0.0; }
+  __device__ static bool from(int v) { return v != 0; }
+  __device__ static bool from(long long v) { return v != 0; }
+  __device__ static bool from(bool v) { return v; }
 };
 template <class T, class V> __device__ __forceinline__ T store(V v) { return store_as<T>::from(v); }
 

@@ -104,4 +104,32 @@ MKB_HD mkb_u64 permute_index(mkb_u64 index, mkb_u64 n, mkb_u64 seed, mkb_u64 row
   return x;
 }
 
+// ---- Inputs drawn together -----------------------------------------------------------------------
+// A generator gets the seed of its own input, derive_seed(draw, index) (src/core/random.hpp: mix64 of the
+// draw's seed xor mix64(index + 1)). Inputs that must agree (a block table and the lengths it covers,
+// routing weights and the experts they select) each recover the draw's seed with draw_seed() and draw
+// from it, so each can recompute what the others drew. tests/worker/device_random_test.cpp holds this
+// to the worker's derive_seed.
+
+MKB_HD mkb_u64 mix64(mkb_u64 x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+MKB_HD mkb_u64 unmix64(mkb_u64 x) {
+  x ^= (x >> 31) ^ (x >> 62);
+  x *= 0x319642b2d24d8ec3ull; // the inverse of 0x94d049bb133111eb modulo 2^64
+  x ^= (x >> 27) ^ (x >> 54);
+  x *= 0x96de1b173f119089ull; // the inverse of 0xbf58476d1ce4e5b9
+  x ^= (x >> 30) ^ (x >> 60);
+  return x - 0x9e3779b97f4a7c15ull;
+}
+
+// The draw's seed, from the seed a generator was given for input `index` (its place in the spec's inputs).
+MKB_HD mkb_u64 draw_seed(mkb_u64 input_seed, mkb_u64 index) { return unmix64(input_seed) ^ mix64(index + 1); }
+// The seed input `index` of the same draw is given: what its generator draws from.
+MKB_HD mkb_u64 input_seed(mkb_u64 draw, mkb_u64 index) { return mix64(draw ^ mix64(index + 1)); }
+
 } // namespace mkb_random
