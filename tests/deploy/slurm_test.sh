@@ -42,22 +42,23 @@ work=$(mktemp -d /tmp/mkb-slurm.XXXXXX)
 chmod 755 "$work"
 mkdir -p "$work/munge" "$work/munge-socket" "$work/state" "$work/spool" "$work/log" "$work/cache"
 chmod 700 "$work/munge"
+# The daemons run in the foreground as this script's children (no pid files, no orphans left), and stop
+# on SIGTERM: slurmd first, then slurmctld, then munged, each given 10 s before SIGKILL.
 pids=()
+running() {  # not ended, nor ended and waiting to be reaped
+  local state
+  state=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) || return 1
+  [ "$state" != Z ]
+}
 stop_daemons() {
-  if [ -n "${SLURM_CONF:-}" ] && [ ${#pids[@]} -gt 1 ]; then
-    scontrol shutdown >/dev/null 2>&1 || true  # slurmctld stops, and tells slurmd to stop
-  fi
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  local i pid
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    pid=${pids[$i]}
     kill "$pid" 2>/dev/null || true
+    for _ in $(seq 100); do running "$pid" || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
   done
-  for _ in $(seq 25); do
-    alive=0
-    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-    [ $alive = 0 ] && break
-    sleep 0.2
-  done
-  for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
   pids=()
 }
 show_logs() {
@@ -81,21 +82,23 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT TERM
 fail() { echo "slurm test: $*" >&2; exit 1; }
-# The pid a daemon wrote, once it has: each forks into the background and then writes its pid file.
-pid_of() {
+# Waits until the file (a socket, a log line's file) exists, 10 s at most.
+await_file() {
   for _ in $(seq 100); do
-    [ -s "$1" ] && { cat "$1"; return; }
+    [ -e "$1" ] && return
     sleep 0.1
   done
-  fail "no pid file $1"
+  fail "no $1 after 10 s"
 }
 
 step "munged (a new key, its socket in $work)"
 head -c 1024 /dev/urandom >"$work/munge/munge.key"
 chmod 400 "$work/munge/munge.key"
-munged --key-file="$work/munge/munge.key" --socket="$work/munge-socket/socket" \
-  --pid-file="$work/munge/munged.pid" --log-file="$work/munge/munged.log" --seed-file="$work/munge/seed"
-pids+=("$(pid_of "$work/munge/munged.pid")")
+munged --foreground --key-file="$work/munge/munge.key" --socket="$work/munge-socket/socket" \
+  --pid-file="$work/munge/munged.pid" --log-file="$work/munge/munged.log" --seed-file="$work/munge/seed" \
+  >>"$work/log/daemons.log" 2>&1 &
+pids+=($!)
+await_file "$work/munge-socket/socket"
 
 # Two free loopback ports for slurmctld and slurmd (another Slurm may hold the usual 6817 and 6818).
 read -r ctld_port slurmd_port < <("$python" -c '
@@ -117,7 +120,8 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$work/munge-socket/socket
+# cred_expire is also how long a requeued job waits before it may start again (default 120 s).
+AuthInfo=socket=$work/munge-socket/socket,cred_expire=10
 StateSaveLocation=$work/state
 SlurmdSpoolDir=$work/spool
 SlurmctldPidFile=$work/slurmctld.pid
@@ -145,10 +149,10 @@ PartitionName=mkb Nodes=mkbnode Default=YES MaxTime=INFINITE State=UP
 EOF
 
 step "slurmctld (port $ctld_port) and slurmd (node mkbnode, $cpus CPUs, port $slurmd_port)"
-slurmctld -f "$SLURM_CONF"
-pids+=("$(pid_of "$work/slurmctld.pid")")
-slurmd -f "$SLURM_CONF" -N mkbnode
-pids+=("$(pid_of "$work/slurmd.pid")")
+slurmctld -D -f "$SLURM_CONF" >>"$work/log/daemons.log" 2>&1 &
+pids+=($!)
+slurmd -D -f "$SLURM_CONF" -N mkbnode >>"$work/log/daemons.log" 2>&1 &
+pids+=($!)
 state=""
 for _ in $(seq 120); do
   state=$(sinfo -h -n mkbnode -o %t 2>/dev/null || true)
@@ -268,7 +272,7 @@ wait_for "${shards}_2"
 job_states "${shards}_2" | tee "$work/requeued"
 read -r _ state exit restarts <"$work/requeued"
 [ "$state $exit $restarts" = "COMPLETED 0:0 1" ] || fail "requeued shard 2: $state, exit $exit, $restarts restarts"
-grep -q "resuming .*(restart 1)" "$work/run/logs/shard-2.out" || fail "shard 2 did not resume: $(cat "$work/run/logs/shard-2.out")"
+grep -A1 "(restart 1)" "$work/run/logs/shard-2.out" | grep -q "resuming" || fail "shard 2 did not resume: $(cat "$work/run/logs/shard-2.out")"
 "$mkb" score --json "${ledgers[@]}" >"$work/requeued.json"
 same_scores "$work/unsharded.json" "the 4 ledgers after the requeue" "$work/requeued.json"
 step "passed"
