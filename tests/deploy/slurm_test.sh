@@ -138,6 +138,9 @@ JobCompType=jobcomp/none
 SwitchType=switch/none
 MpiDefault=none
 SchedulerType=sched/backfill
+# Pending jobs are looked at every second (default 60 s): a requeued task becomes eligible with no
+# event that would start a scheduling pass.
+SchedulerParameters=sched_interval=1,bf_interval=1
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
