@@ -8,10 +8,17 @@ namespace mkb::worker {
 
 namespace {
 
-// The inputs, and the submission's and baseline's outputs, rotate over this many layouts, and every
-// buffer the submission can reach shifts within this many bytes: no buffer keeps its address.
+// The inputs, and the submission's and baseline's outputs, rotate over this many layouts (fewer where
+// they would not fit: slots_that_fit), and every buffer the submission can reach shifts within this many
+// bytes: no buffer keeps its address.
 constexpr int rotating_slots = 3;
 constexpr size_t address_shift = 64 << 10;
+
+int slots_for(const gpu &g, const problem_instance &problem, std::array<const resolved_plan *, 3> plans) {
+  size_t free_bytes = 0, total_bytes = 0;
+  check_gpu(g.cu().cuMemGetInfo(&free_bytes, &total_bytes), "reading the free device memory");
+  return slots_that_fit(footprint_of(problem, plans), free_bytes, rotating_slots);
+}
 
 } // namespace
 
@@ -20,7 +27,8 @@ draw_runner::draw_runner(gpu &g, harness_kernels &harness, const problem_instanc
                          std::chrono::milliseconds timeout, evaluation_result &result)
     : g_(&g), harness_(&harness), problem_(&problem), loaded_(&loaded), generator_(&generator), timeout_(timeout),
       result_(&result), layout_random_(layout_seed),
-      workspace_(problem, {&loaded[0].plan(), &loaded[1].plan(), &loaded[2].plan()}, rotating_slots, address_shift),
+      workspace_(problem, {&loaded[0].plan(), &loaded[1].plan(), &loaded[2].plan()},
+                 slots_for(g, problem, {&loaded[0].plan(), &loaded[1].plan(), &loaded[2].plan()}), address_shift),
       judge_(g, harness, problem, workspace_, timeout, result),
       flush_(std::max<size_t>(size_t(2) * g.facts().l2_bytes, 8 << 20)) {
   harness.reserve_stats(judge_.block_count());

@@ -10,6 +10,32 @@ namespace mkb::worker {
 
 dtype anchor_type(const tensor_spec &t) { return dtype_is_floating(t.type) ? dtype::fp64 : t.type; }
 
+workspace_footprint footprint_of(const problem_instance &problem, std::array<const resolved_plan *, 3> plans) {
+  workspace_footprint f;
+  const uint64_t judged_roles = (plans[submission_role] ? 1 : 0) + (plans[baseline_role] ? 1 : 0);
+  for (const tensor_spec &t : problem.inputs) f.per_slot += t.bytes();
+  for (const tensor_spec &t : problem.outputs) {
+    f.fixed += t.count * dtype_bytes(anchor_type(t));
+    if (t.aliases.empty())
+      f.per_slot += judged_roles * t.bytes();
+    else
+      f.fixed += 2 * t.bytes();
+    if (t.comparison == spec::Comparison::exact_sorted) f.fixed += 2 * t.bytes();
+  }
+  for (const resolved_plan *plan : plans)
+    if (plan)
+      for (const auto &s : plan->scratch) f.fixed += s.bytes;
+  return f;
+}
+
+int slots_that_fit(const workspace_footprint &f, uint64_t free_bytes, int most) {
+  // A tenth of what is free stays free: guards, digests, the harness's own buffers, the runs' own needs.
+  const uint64_t usable = free_bytes - free_bytes / 10;
+  int slots = most;
+  while (slots > 1 && f.fixed + uint64_t(slots) * f.per_slot > usable) --slots;
+  return slots;
+}
+
 draw_workspace::draw_workspace(const problem_instance &problem, std::array<const resolved_plan *, 3> plans, int slots,
                                size_t shift)
     : problem_(&problem), plans_(plans) {

@@ -22,6 +22,16 @@ inline constexpr int submission_role = 0, baseline_role = 1, anchor_role = 2;
 // The anchor's element type for output `t`: fp64 for floating point, else the output's own.
 dtype anchor_type(const tensor_spec &t);
 
+// How many layouts the rotating buffers of a draw get: `most` (three) where they fit in `free_bytes` beside
+// everything else, fewer for a problem whose draw is a large part of the GPU (down to one: then only the
+// random shift moves the buffers, and fresh inputs every draw still defeat a cached result).
+struct workspace_footprint {
+  uint64_t per_slot = 0; // the inputs and the submission's and baseline's outputs, one layout
+  uint64_t fixed = 0;    // the anchor's outputs, every plan's scratch, in-place and sorting copies
+};
+workspace_footprint footprint_of(const problem_instance &problem, std::array<const resolved_plan *, 3> plans);
+int slots_that_fit(const workspace_footprint &f, uint64_t free_bytes, int most);
+
 class draw_workspace {
 public:
   draw_workspace() = default;
