@@ -129,7 +129,7 @@ public:
       if (e->extra_u64_args() < 0 || e->extra_u64_args() > 8)
         throw compile_failure(fmt::format("the {} frontend reported {} appended parameters for '{}'", facts_.name,
                                            e->extra_u64_args(), l.entry));
-      for (int i = 0; i < e->extra_u64_args(); ++i) l.args.push_back({arg_kind::u64, "", 0, 0, "0 (compiler's scratch)"});
+      for (int extra = 0; extra < e->extra_u64_args(); ++extra) l.args.push_back({arg_kind::u64, "", 0, 0, "0 (compiler's scratch)"});
       l.entry = e->entry()->str();
     }
     out.plan = std::move(plan);
