@@ -58,27 +58,6 @@ template <> struct store_as<int> {
   __device__ static int from(int v) { return v; }
   __device__ static int from(long long v) { return (int)v; }
 };
-// Integer and bool tensors (int64 indices, uint8 bytes, bool masks) as eager PyTorch converts to them:
-// toward zero for integers, nonzero for bool.
-template <> struct store_as<long long> {
-  __device__ static long long from(float v) { return (long long)v; }
-  __device__ static long long from(double v) { return (long long)v; }
-  __device__ static long long from(int v) { return v; }
-  __device__ static long long from(long long v) { return v; }
-};
-template <> struct store_as<unsigned char> {
-  __device__ static unsigned char from(float v) { return (unsigned char)(int)v; }
-  __device__ static unsigned char from(double v) { return (unsigned char)(int)v; }
-  __device__ static unsigned char from(int v) { return (unsigned char)v; }
-  __device__ static unsigned char from(long long v) { return (unsigned char)v; }
-};
-template <> struct store_as<bool> {
-  __device__ static bool from(float v) { return v != 0.0f; }
-  __device__ static bool from(double v) { return v != 0.0; }
-  __device__ static bool from(int v) { return v != 0; }
-  __device__ static bool from(long long v) { return v != 0; }
-  __device__ static bool from(bool v) { return v; }
-};
 template <class T, class V> __device__ __forceinline__ T store(V v) { return store_as<T>::from(v); }
 
 // Rounds through a storage type: bf16(x) in a reference becomes round_to<bf16>(x) in an anchor
