@@ -1,5 +1,5 @@
-// The float64 anchor: the reference's gradients in double, arranged to keep the scratch small (the draw
-// and the harness's copies of it take 133 GiB of the H200's 139, spec notes). Every routed row is laid out
+// The float64 anchor: the reference's gradients in double, arranged to keep the scratch small (1.13 GiB:
+// a draw is 26 GB and its fp64 anchor outputs another 26, spec notes). Every routed row is laid out
 // expert after expert. With p = x W_g^T, q = x W_u^T, a = silu(p), h = a * q and v = g_out W_d (per routed
 // row, g_out the token's output gradient, w its routing weight):
 //   grad_topk_weights = sum_i h_i v_i          (= sum over hidden of g_out * (h W_d^T), the reference's form)

@@ -3,11 +3,12 @@
 // (torch.where and .numel() host syncs each). Here every routed row is laid out expert after expert
 // (torch.where's (slot, token) order inside an expert), and the loop body runs as one launch per operation
 // over a chunk of 6144 consecutive rows (about 32 experts; an expert may straddle two chunks), eight chunks
-// in turn: batching all 49152 rows at once would need 6 GB of intermediates, and the draw with the harness's
-// copies of it already takes 133 GiB of the H200's 139 (spec notes). The per-expert matmuls (cuBLAS SGEMM
-// in eager, TF32 off) are hand-written grouped SGEMMs (128 x 128 tiles, 8 x 8 outputs per thread), since a
-// matmul step cannot address one expert's rows; the weight gradients' `grad_w[e] += g^T @ x` adds each
-// chunk's product into the output in the product's epilogue (eager adds a temporary in a separate launch).
+// in turn: batching all 49152 rows at once would need about 9 GB of intermediates beside a draw that is
+// already 26 GB, three copies of which do not fit an H200 (spec notes); these take 0.77 GiB. The
+// per-expert matmuls (cuBLAS SGEMM in eager, TF32 off) are hand-written grouped SGEMMs (128 x 128 tiles,
+// 8 x 8 outputs per thread), since a matmul step cannot address one expert's rows; the weight gradients'
+// `grad_w[e] += g^T @ x` adds each chunk's product into the output in the product's epilogue (eager adds a
+// temporary in a separate launch).
 // (MKB_MAP expressions see the macro's own i, k, n, base, values: parameters avoid those names.)
 #include "mkb_ops.cuh"
 

@@ -4,8 +4,8 @@
 //   router_indices  = torch.topk(router_logits, 4, dim=-1).indices   (int64, by descending logit)
 //   routing_weights = torch.softmax(router_logits, dim=-1)           (fp32, dense [16384, 128])
 // The harness draws each input separately, so both generators draw the same logits from the draw's own
-// seed, recovered from their input seed (the harness gives input i the seed mix64(draw ^ mix64(i + 1)),
-// src/core/random.hpp derive_seed; mix64 is a bijection). One warp per token (lane l owns experts
+// seed, recovered from their input seed with mkb_random::draw_seed (the harness gives input i the seed
+// mix64(draw ^ mix64(i + 1)), src/core/random.hpp derive_seed; mix64 is a bijection). One warp per token (lane l owns experts
 // 4 l .. 4 l + 3: one Philox call); pure functions of (count, seed); 256-thread blocks, grid-stride loops.
 #include "mkb_random.cuh"
 
@@ -19,23 +19,6 @@ constexpr u64 kIndicesInput = 1, kWeightsInput = 2;  // the inputs' positions in
 constexpr unsigned kLogitStream = 0x6c000000u;
 static_assert(kExperts == 128, "one lane per four experts");
 
-__device__ u64 mix64(u64 x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-__device__ u64 unxorshift(u64 y, int s) {
-  u64 x = y;
-  for (int i = 0; i < 64 / s + 1; ++i) x = y ^ (x >> s);
-  return x;
-}
-__device__ u64 unmix64(u64 y) {
-  u64 x = unxorshift(y, 31) * 0x319642b2d24d8ec3ull;  // inverse of 0x94d049bb133111eb mod 2^64
-  x = unxorshift(x, 27) * 0x96de1b173f119089ull;      // inverse of 0xbf58476d1ce4e5b9
-  return unxorshift(x, 30) - 0x9e3779b97f4a7c15ull;
-}
-__device__ u64 draw_seed(u64 input_seed, u64 index) { return unmix64(input_seed) ^ mix64(index + 1); }
 
 // router_logits[token, 4 lane + j], j < 4
 __device__ void logits4(u64 draw, u64 token, int lane, float z[4]) {
@@ -50,7 +33,7 @@ __device__ u64 warp_count() { return (u64)gridDim.x * blockDim.x / 32; }
 } // namespace
 
 extern "C" __global__ void gen_router_indices(void *out, unsigned long long count, unsigned long long seed) {
-  const u64 draw = draw_seed(seed, kIndicesInput);
+  const u64 draw = mkb_random::draw_seed(seed, kIndicesInput);
   long long *indices = static_cast<long long *>(out);
   const int lane = threadIdx.x % 32;
   const float neg_inf = -__int_as_float(0x7f800000);
@@ -78,7 +61,7 @@ extern "C" __global__ void gen_router_indices(void *out, unsigned long long coun
 }
 
 extern "C" __global__ void gen_routing_weights(void *out, unsigned long long count, unsigned long long seed) {
-  const u64 draw = draw_seed(seed, kWeightsInput);
+  const u64 draw = mkb_random::draw_seed(seed, kWeightsInput);
   float *weights = static_cast<float *>(out);
   const int lane = threadIdx.x % 32;
   for (u64 t = warp_index(); t * kExperts < count; t += warp_count()) {

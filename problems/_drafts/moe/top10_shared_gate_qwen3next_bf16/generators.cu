@@ -9,8 +9,8 @@
 // The other weights do not affect the routing and are plain normal draws (spec.json).
 //
 // The stability test needs router_weight, which the harness draws separately: both generators draw from
-// the draw's own seed, recovered from their input seed (the harness gives input i the seed
-// mix64(draw ^ mix64(i + 1)), src/core/random.hpp derive_seed; mix64 is a bijection). Pure functions of
+// the draw's own seed, recovered from their input seed with mkb_random::draw_seed (the harness gives input i
+// the seed mix64(draw ^ mix64(i + 1)), src/core/random.hpp derive_seed; mix64 is a bijection). Pure functions of
 // (count, seed); 256-thread blocks, grid-stride loops.
 #include <cuda_bf16.h>
 
@@ -34,24 +34,6 @@ constexpr int kRowsPerTile = 8;  // one row per warp
 constexpr int kChunk = 4;        // experts of router_weight held in shared memory at once
 static_assert(kDim % 64 == 0, "rows are read as bf16 pairs, 32 lanes");
 
-__device__ u64 mix64(u64 x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-__device__ u64 unxorshift(u64 y, int s) {
-  u64 x = y;
-  for (int i = 0; i < 64 / s + 1; ++i) x = y ^ (x >> s);
-  return x;
-}
-__device__ u64 unmix64(u64 y) {
-  u64 x = unxorshift(y, 31) * 0x319642b2d24d8ec3ull;  // inverse of 0x94d049bb133111eb mod 2^64
-  x = unxorshift(x, 27) * 0x96de1b173f119089ull;      // inverse of 0xbf58476d1ce4e5b9
-  return unxorshift(x, 30) - 0x9e3779b97f4a7c15ull;
-}
-// The draw's seed, from the seed the harness gave input `index`.
-__device__ u64 draw_seed(u64 input_seed, u64 index) { return unmix64(input_seed) ^ mix64(index + 1); }
 
 __device__ void normal4(u64 seed, u64 group, unsigned stream, float z[4]) {
   const mkb_random::u32x4 w = mkb_random::random_words(seed, group, stream);
@@ -128,7 +110,7 @@ __device__ u64 grid_step() { return (u64)gridDim.x * blockDim.x; }
 } // namespace
 
 extern "C" __global__ void gen_router_weight(void *out, unsigned long long count, unsigned long long seed) {
-  const u64 draw = draw_seed(seed, kRouterInput);
+  const u64 draw = mkb_random::draw_seed(seed, kRouterInput);
   __nv_bfloat16 *w = static_cast<__nv_bfloat16 *>(out);
   for (u64 g = grid_start(); 4 * g < count; g += grid_step()) {
     __nv_bfloat16 v[4];
@@ -144,7 +126,7 @@ extern "C" __global__ void __launch_bounds__(256) gen_hidden_states(void *out, u
                                                                    unsigned long long seed) {
   __shared__ __align__(16) __nv_bfloat16 w_chunk[kChunk * kDim];
   __shared__ float logits[kRowsPerTile][kExperts];
-  const u64 draw = draw_seed(seed, kHiddenInput);
+  const u64 draw = mkb_random::draw_seed(seed, kHiddenInput);
   __nv_bfloat16 *x = static_cast<__nv_bfloat16 *>(out);
   const u64 rows = count / kDim;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
