@@ -256,6 +256,7 @@ problem load_problem(const file_source &files, const std::string &folder) {
       check.error(field + ".comparison", "{} is not a comparison ({})", static_cast<int>(t.comparison),
                   enum_names<spec::Comparison>(spec::EnumNameComparison));
     t.aliases = str(out->aliases());
+    t.equals_input = str(out->equals_input());
     t.doc = str(out->doc());
     resolve_shape(out->shape(), t, field);
     if (t.comparison == spec::Comparison::anchor && !dtype_is_floating(t.type))
@@ -270,6 +271,12 @@ problem load_problem(const file_source &files, const std::string &folder) {
         check.error(field + ".aliases", "input '{}' has another dtype or shape", t.aliases);
       for (const tensor_spec &other : p.outputs)
         if (other.aliases == t.aliases) check.error(field + ".aliases", "'{}' is aliased twice", t.aliases);
+    }
+    if (!t.equals_input.empty()) {
+      const tensor_spec *in = p.find_input(t.equals_input);
+      if (!in) check.error(field + ".equals_input", "no input is named '{}'", t.equals_input);
+      if (in->type != t.type || in->shape != t.shape)
+        check.error(field + ".equals_input", "input '{}' has another dtype or shape", t.equals_input);
     }
     p.outputs.push_back(std::move(t));
   }

@@ -35,6 +35,9 @@ struct tensor_spec {
   // outputs
   spec::Comparison comparison = spec::Comparison::anchor;
   std::string aliases; // the writable input this output is written into
+  // An input this output equals by the problem's semantics (the original returns a clone of it): the
+  // audit does not require a copy of it to fail (docs/PROBLEMS.md).
+  std::string equals_input;
   uint64_t bytes() const { return count * dtype_bytes(type); }
 };
 

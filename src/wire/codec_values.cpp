@@ -10,7 +10,8 @@ flatbuffers::Offset<Tensor> encode_tensor(flatbuffers::FlatBufferBuilder &b, con
   auto generator = b.CreateString(t.dist.generator);
   auto dist = spec::CreateDistribution(b, t.dist.kind, t.dist.mean, t.dist.stddev, t.dist.low, t.dist.high, generator);
   auto aliases = b.CreateString(t.aliases);
-  return CreateTensor(b, name, t.type, shape, t.writable, dist, t.comparison, aliases);
+  auto equals_input = b.CreateString(t.equals_input);
+  return CreateTensor(b, name, t.type, shape, t.writable, dist, t.comparison, aliases, equals_input);
 }
 
 tensor_spec decode_tensor(const Tensor &t) {
@@ -33,6 +34,7 @@ tensor_spec decode_tensor(const Tensor &t) {
   }
   s.comparison = t.comparison();
   s.aliases = str(t.aliases());
+  s.equals_input = str(t.equals_input());
   return s;
 }
 

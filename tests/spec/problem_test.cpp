@@ -70,6 +70,12 @@ TEST(Problem, SemanticRules) {
   EXPECT_NE(spec_error(tiny_spec("tiny", "test", "", R"({ "name": "y", "dtype": "fp32", "shape": ["n"], "aliases": "x" })"))
                 .find("not writable"),
             std::string::npos);
+  EXPECT_NE(spec_error(tiny_spec("tiny", "test", "", R"({ "name": "y", "dtype": "fp32", "shape": ["n"], "equals_input": "q" })"))
+                .find("outputs[0].equals_input: no input is named 'q'"),
+            std::string::npos);
+  EXPECT_NE(spec_error(tiny_spec("tiny", "test", "", R"({ "name": "y", "dtype": "bf16", "shape": ["n"], "equals_input": "x" })"))
+                .find("another dtype or shape"),
+            std::string::npos);
   EXPECT_NE(spec_error(tiny_spec("tiny", "test", R"(, { "name": "z", "dtype": "fp32", "shape": ["n - 1000"] })")).find("positive"),
             std::string::npos);
   EXPECT_NE(spec_error(tiny_spec("tiny", "test", R"(, { "name": "p", "dtype": "fp32", "shape": ["n"], "distribution": { "kind": "permutation" } })"))

@@ -126,6 +126,10 @@ TEST(Codec, SettingsAndTheOtherRequestsRoundTrip) {
   e.problem.id = "p";
   e.problem.inputs.push_back({});
   e.problem.inputs[0].name = "x";
+  e.problem.outputs.push_back({});
+  e.problem.outputs[0].name = "state";
+  e.problem.outputs[0].aliases = "x";
+  e.problem.outputs[0].equals_input = "x";
   e.problem.generators = "__global__ void g() {}";
   e.settings.draws.timed_draws = 77;
   e.settings.time_baseline = false;
@@ -139,6 +143,9 @@ TEST(Codec, SettingsAndTheOtherRequestsRoundTrip) {
   EXPECT_EQ(got.problem.id, "p");
   ASSERT_EQ(got.problem.inputs.size(), 1u);
   EXPECT_EQ(got.problem.inputs[0].name, "x");
+  ASSERT_EQ(got.problem.outputs.size(), 1u);
+  EXPECT_EQ(got.problem.outputs[0].aliases, "x");
+  EXPECT_EQ(got.problem.outputs[0].equals_input, "x");
   EXPECT_EQ(got.problem.generators, e.problem.generators);
   EXPECT_EQ(got.settings.draws.timed_draws, 77);
   EXPECT_FALSE(got.settings.time_baseline);
