@@ -45,6 +45,13 @@ def _nvfp4_roundtrip(x):
     return out.reshape(x.shape)
 
 
+def _bf16(t):
+    """float64 rounded once to the nearest bf16 value (ties to even), kept in float64. (Tensor.to(bfloat16)
+    from float64 goes through float32: two roundings.)"""
+    mantissa, exponent = torch.frexp(t)  # t = mantissa * 2^exponent, 0.5 <= |mantissa| < 1
+    return torch.ldexp(torch.round(torch.ldexp(mantissa, torch.full_like(exponent, 8))), exponent - 8)
+
+
 def reference(inputs, symbols, constants):
     a = _nvfp4_roundtrip(inputs["hidden_states"])
     w = _decode(inputs["weight_fp4"], inputs["weight_scale"], inputs["weight_global_decode_scale"])

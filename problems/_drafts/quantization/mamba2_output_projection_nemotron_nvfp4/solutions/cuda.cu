@@ -95,11 +95,10 @@ __device__ __forceinline__ void tile_of(int tiles_m, int tiles_n, int &m0, int &
   n0 = (in / rows) * kBN;
 }
 
-// Computes the tile at (m0, n0) and hands the warp's fragment to epi(frag, row0, col0, gq, q) (below).
-// brow(r) gives the global row of B for tile row r (0..127).
+// Computes the tile at rows m0.. of A and hands the warp's fragment to epi(frag, row0, col0, gq, q)
+// (below). brow(r) points at the B row (K elements) that gives tile column r (0..127).
 template <bool kPromote, class BRow, class Epi>
-__device__ __forceinline__ void tile(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, int K,
-                                     int m0, int n0, BRow brow, Epi epi) {
+__device__ __forceinline__ void tile(const __nv_bfloat16 *__restrict__ A, int K, int m0, BRow brow, Epi epi) {
   extern __shared__ __align__(1024) unsigned char smem[];
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   const unsigned base = smem_u32(smem);
@@ -108,7 +107,7 @@ __device__ __forceinline__ void tile(const __nv_bfloat16 *__restrict__ A, const 
   for (int i = 0; i < 4; ++i) {
     const int r = (tid + kThreads * i) >> 3;
     arow[i] = A + (long long)(m0 + r) * K;
-    bsrc[i] = B + (long long)brow(r) * K;
+    bsrc[i] = brow(r);
   }
   auto load = [&](int stage, int k0) {
     const unsigned sa = base + stage * kStageBytes, sb = sa + kTileBytes;
@@ -202,7 +201,7 @@ extern "C" __global__ void __launch_bounds__(256) nvfp4_gemm(float *__restrict__
   int m0, n0;
   gemm::tile_of(kM / gemm::kBM, kN / gemm::kBN, m0, n0);
   const float g = __fmul_rn(gd_a[0], gd_b[0]);
-  gemm::tile<true>(a, b, kK, m0, n0, [&](int r) { return n0 + r; },
+  gemm::tile<true>(a, kK, m0, [&](int r) { return b + (long long)(n0 + r) * kK; },
                    [&](const float (&f)[4][4][4], int row0, int col0, int gq, int q) {
 #pragma unroll
                      for (int mt = 0; mt < 4; ++mt)
