@@ -1,5 +1,5 @@
 // The eager baseline: the device work of the reference as eager PyTorch runs it, one launch per
-// operation at eager's dtypes (reference.md lists them): _quantize_nvfp4(x) (89 launches), for gate and
+// operation at eager's dtypes (reference.md lists them): _quantize_nvfp4(x) (82 launches), for gate and
 // for up the two _dequantize_nvfp4 of _scaled_mm_nvfp4 (x is decoded again for each, as eager does), the
 // fp32 bmm (cuBLAS matmul step, no TF32) and .to(bf16); F.silu and the product in bf16; _quantize_nvfp4 of
 // the hidden activation; the down projection likewise. The global scales' torch.tensor(...) are

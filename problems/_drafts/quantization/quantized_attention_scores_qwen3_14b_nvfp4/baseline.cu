@@ -1,6 +1,6 @@
 // The eager baseline: the device work of the reference as eager PyTorch runs it, one launch per
 // operation at eager's dtypes (reference.md lists them): _repeat_kv of k and v (expand + reshape: a copy
-// each), _quantize_nvfp4 of q and of the repeated k (89 launches each), the two _dequantize_nvfp4 (9 each),
+// each), _quantize_nvfp4 of q and of the repeated k (82 launches each), the two _dequantize_nvfp4 (9 each),
 // the fp32 bmm (cuBLAS matmul step, no TF32) and .to(bf16); * scaling, + attention_mask (bf16);
 // F.softmax(dtype=fp32) (the conversion, one warp-per-row softmax kernel) and .to(bf16): attn_weights;
 // _quantize_nvfp4 of attn_weights; v.transpose(1, 2).contiguous() and its _quantize_nvfp4; the two
