@@ -21,6 +21,7 @@ from tvm.script import tirx as T
 BATCH, HEADS, KV_HEADS, DIM, NUM_PAGES = 64, 32, 8, 128, 68237
 GROUP = HEADS // KV_HEADS                       # 4 query heads per KV head
 CHUNK = 256                                     # tokens per split
+CHUNK_SHIFT = 8                                 # log2(CHUNK)
 THREADS = 128                                   # 8 half-warps
 HALF_WARPS = THREADS // 16
 UNROLL = 4                                      # tokens per half-warp per step
@@ -30,7 +31,7 @@ TOTAL_TOKENS = 58966                            # KV_INDPTR[-1]
 CHUNKS = -(-TOTAL_TOKENS // CHUNK) + BATCH      # grid x: an upper bound on the chunks (295)
 SLOTS = CHUNKS * HEADS                          # partial slots the plan's scratch holds
 NEG_INF = float("-inf")
-assert THREADS == DIM and DIM == 16 * 8 and CHUNK == 256 and BATCH <= THREADS
+assert THREADS == DIM and DIM == 16 * 8 and CHUNK == 1 << CHUNK_SHIFT and BATCH <= THREADS
 
 
 @T.prim_func
@@ -63,7 +64,7 @@ def decode_partial(q_ptr: T.handle, k_ptr: T.handle, v_ptr: T.handle, indptr_ptr
 
     # cs[b] = sum over b' < b of ceil(T_b' / 256); cs[BATCH] = the number of chunks
     if tx < BATCH:
-        cs[tx + 1] = T.shift_right(INDPTR[tx + 1] - INDPTR[tx] + (CHUNK - 1), 8)
+        cs[tx + 1] = T.shift_right(INDPTR[tx + 1] - INDPTR[tx] + (CHUNK - 1), CHUNK_SHIFT)
     if tx == 0:
         cs[0] = 0
     T.cuda.cta_sync()
@@ -172,7 +173,7 @@ def decode_combine(part_o_ptr: T.handle, part_ml_ptr: T.handle, indptr_ptr: T.ha
     st = T.alloc_buffer((4,), "float32", scope="local")      # 0 max, 1 sum, 2 acc, 3 weight
 
     if tx < BATCH:
-        cs[tx + 1] = T.shift_right(INDPTR[tx + 1] - INDPTR[tx] + (CHUNK - 1), 8)
+        cs[tx + 1] = T.shift_right(INDPTR[tx + 1] - INDPTR[tx] + (CHUNK - 1), CHUNK_SHIFT)
     if tx == 0:
         cs[0] = 0
     T.cuda.cta_sync()
