@@ -5,6 +5,13 @@
 // caching allocator reuses the freed block) and reduced by a second launch.
 #include "mkb_ops.cuh"
 
+// The masks are bool tensors: stored as eager stores them (mkb_ops leaves integer types to the problem).
+namespace mkb_ops {
+template <> struct store_as<bool> {
+  __device__ static bool from(bool v) { return v; }
+};
+} // namespace mkb_ops
+
 constexpr long long kLen = 128, kHeads = 32, kGroups = 8, kState = 128, kDim = 128;
 
 // spread = a_cumsum[..., None].expand(..., 128).to(fp32): element (bhc, l, s) reads a[bhc, l]
