@@ -380,7 +380,9 @@ ledger_merge ledger::merge(const std::vector<std::filesystem::path> &inputs, con
   std::string copy(ledger_frames::file_magic);
   std::optional<std::pair<std::filesystem::path, planned_prints>> first_planned;
   for (const std::filesystem::path &input : inputs) {
-    ledger_contents contents = read_intact(input);
+    std::string data = read_file(input);
+    ledger_frames::file_layout layout = ledger_frames::scan(data, input.string());
+    ledger_contents contents = collect_all(layout);
     if (!contents.current.empty()) {
       if (!first_planned) {
         first_planned = {input, contents.current};
@@ -393,8 +395,6 @@ ledger_merge ledger::merge(const std::vector<std::filesystem::path> &inputs, con
              first_planned->first.string(), input.string(), named.first, named.second);
       }
     }
-    std::string data = read_file(input);
-    ledger_frames::file_layout layout = ledger_frames::scan(data, input.string());
     for (const ledger_frames::intact_record &r : layout.records) copy += ledger_frames::frame(r.payload);
     out.kept_records += layout.records.size();
     out.inputs.push_back({layout.records.size(), {layout.torn_tail, layout.damage, layout.empty_file}});

@@ -158,20 +158,6 @@ table usage_table(const score_report &s) {
   return t;
 }
 
-// The latest record of each trial, in order of first appearance (compute_scores keeps the later one too).
-std::vector<const trial_result *> latest_records(const std::vector<trial_result> &results) {
-  std::map<trial_key, size_t> index;
-  std::vector<const trial_result *> out;
-  for (const trial_result &r : results) {
-    auto [it, fresh] = index.try_emplace(r.key, out.size());
-    if (fresh)
-      out.push_back(&r);
-    else
-      out[it->second] = &r;
-  }
-  return out;
-}
-
 table verdicts_table(const score_report &s, const std::vector<const trial_result *> &latest) {
   table t("verdicts", "Final verdicts of the counted trials, per arm (a skipped skill arm never ran)",
           {"model", "arm", "verdict", "trials"});
@@ -195,6 +181,19 @@ table flagged_table(const score_report &s, const std::vector<const trial_result 
 }
 
 } // namespace
+
+std::vector<const trial_result *> latest_records(const std::vector<trial_result> &results) {
+  std::map<trial_key, size_t> index;
+  std::vector<const trial_result *> out;
+  for (const trial_result &r : results) {
+    auto [it, fresh] = index.try_emplace(r.key, out.size());
+    if (fresh)
+      out.push_back(&r);
+    else
+      out[it->second] = &r;
+  }
+  return out;
+}
 
 std::vector<const table *> report_tables::all() const {
   return {&summary, &intervals, &ladder, &paired, &tiers, &families, &usage, &verdicts, &flagged};

@@ -29,6 +29,9 @@ struct report_tables {
 // a trial found twice counts once, its later record, as in compute_scores.
 report_tables build_tables(const score_report &scores, const std::vector<trial_result> &results);
 
+// The latest record of each trial, in order of first appearance (as compute_scores keeps the later one).
+std::vector<const trial_result *> latest_records(const std::vector<trial_result> &results);
+
 // The 95% Wilson score interval of a rate observed over n trials; NaNs for n = 0 or a NaN rate.
 std::pair<double, double> wilson_interval(double rate, size_t n);
 

@@ -78,8 +78,9 @@ std::string flags_html(const report_tables &t, const score_report &s) {
 
 } // namespace
 
-std::string report_html(const report_input &in) {
-  report_tables t = build_tables(in.scores, in.results);
+std::string report_html(const report_input &in) { return report_html(in, build_tables(in.scores, in.results)); }
+
+std::string report_html(const report_input &in, const report_tables &t) {
   std::string ledgers;
   for (const std::string &l : in.ledgers) ledgers += (ledgers.empty() ? "" : ", ") + ("<code>" + xml_escape(l) + "</code>");
   std::string out = fmt::format("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -106,9 +107,9 @@ std::string report_html(const report_input &in) {
 
 std::vector<std::filesystem::path> write_report(const std::filesystem::path &dir, const report_input &in) {
   std::vector<std::filesystem::path> written = {dir / "index.html", dir / "scores.json"};
-  write_file_atomic(written[0], report_html(in), false);
-  write_file_atomic(written[1], scores_json(in.scores) + "\n", false);
   report_tables t = build_tables(in.scores, in.results);
+  write_file_atomic(written[0], report_html(in, t), false);
+  write_file_atomic(written[1], scores_json(in.scores) + "\n", false);
   for (const table *table : t.all()) {
     written.push_back(dir / (table->name() + ".csv"));
     write_file_atomic(written.back(), table->csv(), false);

@@ -8,6 +8,7 @@
 
 #include "protocol/scoring.hpp"
 #include "protocol/trial.hpp"
+#include "report/report_data.hpp"
 
 namespace mkb::report {
 
@@ -22,7 +23,8 @@ struct report_input {
 // Throws mkb::error (MKB_ERR_IO) naming the file that could not be written.
 std::vector<std::filesystem::path> write_report(const std::filesystem::path &dir, const report_input &input);
 
-// The page alone.
+// The page alone; from tables already built (build_tables over the same input).
 std::string report_html(const report_input &input);
+std::string report_html(const report_input &input, const report_tables &tables);
 
 } // namespace mkb::report

@@ -11,6 +11,7 @@
 #include "core/hash.hpp"
 #include "core/json_writer.hpp"
 #include "core/names.hpp"
+#include "report/report_data.hpp"
 
 namespace mkb::report {
 
@@ -65,18 +66,13 @@ std::string speedup_text(double x) { return std::isfinite(x) ? fmt::format("{:.2
 } // namespace
 
 std::vector<exported_skill> skills_to_export(const std::vector<trial_result> &results) {
-  std::map<trial_key, const trial_result *> latest;
-  std::vector<trial_key> order;
+  std::vector<const trial_result *> latest = latest_records(results);
   std::set<std::string> models;
-  for (const trial_result &r : results) {
-    if (!latest.count(r.key)) order.push_back(r.key);
-    latest[r.key] = &r;
-  }
-  for (const trial_key &k : order) models.insert(k.model);
+  for (const trial_result *r : latest) models.insert(r->key.model);
   std::vector<exported_skill> out;
   std::set<std::string> taken;
-  for (const trial_key &k : order) {
-    const trial_result *r = latest[k];
+  for (const trial_result *r : latest) {
+    const trial_key &k = r->key;
     if (r->skill.empty()) continue;
     std::string whole = (models.size() > 1 ? k.model + "-" : "") + k.problem + "-" + k.dsl + "-r" + std::to_string(k.replicate);
     std::string name = slug(whole);
