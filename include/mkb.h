@@ -596,7 +596,9 @@ MKB_API mkb_status mkb_evaluate(mkb_session *session, const char *problem, const
  * Errors: MKB_ERR_INVALID_ARGUMENT, MKB_ERR_IO, MKB_ERR_LEDGER.
  *   MKB_ERR_INVALID_ARGUMENT  paths or text_out is NULL, count is 0, a path is NULL, unknown format.
  *   MKB_ERR_IO                a file cannot be read (missing, not a regular file).
- *   MKB_ERR_LEDGER            a file is not a ledger, is of another format, or is damaged before its end.
+ *   MKB_ERR_LEDGER            a file is not a ledger, is of another format, or is damaged before its end;
+ *                             or the files record one model with two DSL pairs (a direction is a model
+ *                             and a pair: score each pair's ledgers apart).
  * Thread rules: none. */
 MKB_API mkb_status mkb_score_ledgers(const char *const *paths, size_t count, uint32_t format,
                                      char **text_out, char **error_out) MKB_NOEXCEPT;

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/error.hpp"
 #include "core/random.hpp"
 #include "mkb.h"
 
@@ -143,14 +144,23 @@ struct sorted_records {
 
 sorted_records sort_records(const std::vector<trial_result> &results, const score_settings &settings) {
   std::map<trial_key, const trial_result *> latest;
-  for (const trial_result &r : results)
-    if (r.key.arm >= MKB_ARM_SOLO_A && r.key.arm <= MKB_ARM_B2A_SKILL) latest[r.key] = &r;
   sorted_records out;
+  for (const trial_result &r : results) {
+    if (r.key.arm < MKB_ARM_SOLO_A || r.key.arm > MKB_ARM_B2A_SKILL) continue;
+    latest[r.key] = &r;
+    // A direction is a model and a DSL pair: records of two pairs under one model would be paired
+    // across pairs (a trial's identity leaves its DSL out) and counted under the first pair's names.
+    const int role = r.key.arm == MKB_ARM_SOLO_A || r.key.arm == MKB_ARM_B2A_SKILL ? 0 : 1;
+    std::string &dsl = out.dsls[r.key.model][role];
+    if (dsl.empty()) dsl = r.key.dsl;
+    if (dsl != r.key.dsl)
+      fail(MKB_ERR_LEDGER, "model '{}' is recorded with DSL {} as both '{}' and '{}' ({}): score each DSL pair's "
+           "ledgers apart, or give each pair its own model name",
+           r.key.model, role == 0 ? "A" : "B", dsl, r.key.dsl, r.key.id());
+  }
   for (const auto &[key, r] : latest) {
     model_summary &m = out.models[key.model];
     m.model = key.model;
-    std::string &dsl = out.dsls[key.model][key.arm == MKB_ARM_SOLO_A || key.arm == MKB_ARM_B2A_SKILL ? 0 : 1];
-    if (dsl.empty()) dsl = key.dsl;
     replicate_records &rep = out.replicates[{key.model, key.problem, key.replicate}];
     if (r->stale) m.stale_trials.push_back(key.id());
     if (r->stale && !settings.include_stale) {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "core/error.hpp"
 #include "mkb.h"
 
 namespace mkb {
@@ -109,6 +110,20 @@ TEST(Scoring, ConfidenceIntervalsBracketTheEstimateAndAreDeterministic) {
   EXPECT_LE(s.ci_help[0], s.all.help);
   EXPECT_GE(s.ci_help[1], s.all.help);
   EXPECT_EQ(scores_json(a), scores_json(b));
+}
+
+TEST(Scoring, OneModelWithTwoDslPairsIsRefusedNamingBoth) {
+  std::vector<trial_result> results = fixture();
+  trial_result other = trial("p1", "f1", MKB_ARM_SOLO_A, true, 2.0);
+  other.key.dsl = "c"; // the same model, problem and replicate from a ledger of the pair (c, b)
+  results.push_back(other);
+  try {
+    compute_scores(results);
+    FAIL() << "scores were computed across two DSL pairs";
+  } catch (const error &e) {
+    EXPECT_EQ(e.status(), MKB_ERR_LEDGER);
+    EXPECT_NE(std::string(e.what()).find("'a' and 'c'"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Scoring, TheLatestRecordOfATrialCounts) {
