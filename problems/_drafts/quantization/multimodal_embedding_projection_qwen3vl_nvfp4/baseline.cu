@@ -112,8 +112,10 @@ extern "C" __global__ void max_reduce(int *amax_bits, const float *a, long long 
 // codes & 15, codes >> 4
 INT_MAP(and15, long long, (const long long *c), c[i] & 15)
 INT_MAP(shr4, long long, (const long long *c), c[i] >> 4)
-// values[idx]
-MKB_MAP(lookup, float, (const long long *idx, const float *values), values[idx[i]])
+// values[idx]. The table parameter must not be named `values`: MKB_MAP's body declares a local
+// `out_type values[4]` (the four results before any store), which would shadow it and turn the lookup
+// into reads of that uninitialised local array (out of bounds for codes 4..15): garbage and NaN.
+MKB_MAP(lookup, float, (const long long *idx, const float *e2m1_values), e2m1_values[idx[i]])
 // torch.stack((lo, hi), dim=-1)
 MKB_MAP(stack2, float, (const float *lo, const float *hi), (i & 1) ? hi[i >> 1] : lo[i >> 1])
 // unpacked * scales.unsqueeze(-1)
