@@ -1,7 +1,8 @@
 // Hyena block, fused into 8 launches. The four projections are fp32 GEMMs on tensor cores in the 3xTF32
 // scheme: each operand x is split into hi = tf32(x) and lo = tf32(x - hi), and a*b is taken as
 // a_hi b_hi + a_hi b_lo + a_lo b_hi (about 22 bits of each operand: fp32-grade products), accumulated in
-// fp32 by mma.sync m16n8k8; bias, GELU and the residuals are fused into their epilogues. The mixer's
+// fp32 by mma.sync m16n8k8 into a fresh partial per 32-wide k tile, each partial added to the accumulator
+// with an fp32 add (the tensor cores' own accumulation truncates); bias, GELU and the residuals are fused into their epilogues. The mixer's
 // long convolution is computed directly (y[c, t] = sum_{s <= t} k[c, s] g[c, t - s]: what the
 // reference's zero-padded FFT computes) in one kernel with the short conv and both gatings.
 //   layer_norm_rows  LN1 (a warp per token)          gemm_bias          u = n1 W_in^T + b_in
@@ -71,6 +72,10 @@ __device__ __forceinline__ void gemm_3xtf32(float *__restrict__ C, const float *
     }
     __syncthreads();
     const float *as = As + (kt & 1) * kBM * kPitch, *ws = Ws + (kt & 1) * kBN * kPitch;
+    // each 32-wide k tile is summed on the tensor cores into a fresh partial, then added to acc with an
+    // ordinary fp32 add (round to nearest): the mma's own accumulation truncates, and over K = 1024 in one
+    // accumulator that drifts toward zero by more than the fp32 allowance (spec notes)
+    float part[4][4][4] = {};
 #pragma unroll
     for (int kk = 0; kk < kBK; kk += 8) {
       uint32_t ah[4][4], al[4][4], bh[4][2], bl[4][2];
@@ -92,11 +97,17 @@ __device__ __forceinline__ void gemm_3xtf32(float *__restrict__ C, const float *
       for (int mt = 0; mt < 4; ++mt)
 #pragma unroll
         for (int nt = 0; nt < 4; ++nt) {
-          mma_tf32(acc[mt][nt], al[mt], bh[nt]);
-          mma_tf32(acc[mt][nt], ah[mt], bl[nt]);
-          mma_tf32(acc[mt][nt], ah[mt], bh[nt]);
+          mma_tf32(part[mt][nt], al[mt], bh[nt]);
+          mma_tf32(part[mt][nt], ah[mt], bl[nt]);
+          mma_tf32(part[mt][nt], ah[mt], bh[nt]);
         }
     }
+#pragma unroll
+    for (int mt = 0; mt < 4; ++mt)
+#pragma unroll
+      for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[mt][nt][e] += part[mt][nt][e];
     __syncthreads();
   }
 #pragma unroll

@@ -1,7 +1,7 @@
 """Pre-norm Hyena block (Hyena-small shape) in TIRx: the algorithm of solutions/cuda.cu, eight launches. The
 four projections are fp32 GEMMs on tensor cores in the 3xTF32 scheme: each operand x is split into
 hi = tf32(x) (cvt.rna) and lo = tf32(x - hi), and a*b is taken as a_lo b_hi + a_hi b_lo + a_hi b_hi, accumulated
-in fp32 by mma.sync m16n8k8 (T.ptx); bias, GELU and the residuals are fused into their epilogues. The mixer's
+in fp32 by mma.sync m16n8k8 (T.ptx) into a fresh partial per 32-wide k tile, added to the accumulator in fp32; bias, GELU and the residuals are fused into their epilogues. The mixer's
 long convolution is computed directly (y[c, t] = sum_{s <= t} k[c, s] g[c, t - s], what the reference's
 zero-padded FFT computes) in one kernel with the short conv and both gatings.
   layer_norm_rows  LN1 (a warp per token)          gemm_in      u = n1 W_in^T + b_in
@@ -36,7 +36,7 @@ def gelu_tanh(x):
 
 
 @T.macro
-def gemm_body(A, Wt, C, bias, res, KD, ND, EPI, sm, acc, ah, al, bh, bl, tx, bx, by):
+def gemm_body(A, Wt, C, bias, res, KD, ND, EPI, sm, acc, part, ah, al, bh, bl, tx, bx, by):
     # C[m0 .., n0 ..] = A W^T (+ epilogue) for m0 = 128 by, n0 = 128 bx; A [M, KD], W [ND, KD] row-major.
     # EPI 0: + bias; 1: + bias + res; 2: gelu(+ bias). Warp tile rows wm = 64 (warp / 4), columns wn = 32 (warp % 4).
     for i in T.unroll(16):
@@ -64,6 +64,11 @@ def gemm_body(A, Wt, C, bias, res, KD, ND, EPI, sm, acc, ah, al, bh, bl, tx, bx,
         else:
             T.ptx.cp.async_.wait_group(0)
         T.cuda.cta_sync()
+        # each 32-wide k tile into a fresh partial, added to acc with an fp32 add (round to nearest): the
+        # tensor cores' own accumulation truncates and drifts over K = 1024 (spec notes)
+        for i in T.unroll(16):
+            for e in T.unroll(4):
+                part[i, e] = T.float32(0)
         for kk in T.unroll(BK // 8):
             for mt in T.unroll(4):
                 # p = as + (wm + 16 mt + g) * PITCH + 8 kk + q: p[0], p[8 PITCH], p[4], p[8 PITCH + 4]
@@ -81,17 +86,20 @@ def gemm_body(A, Wt, C, bias, res, KD, ND, EPI, sm, acc, ah, al, bh, bl, tx, bx,
             for mt in T.unroll(4):
                 for nt in T.unroll(4):
                     T.ptx.mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32(
-                        acc[mt * 4 + nt, 0], acc[mt * 4 + nt, 1], acc[mt * 4 + nt, 2], acc[mt * 4 + nt, 3],
+                        part[mt * 4 + nt, 0], part[mt * 4 + nt, 1], part[mt * 4 + nt, 2], part[mt * 4 + nt, 3],
                         al[mt, 0], al[mt, 1], al[mt, 2], al[mt, 3], bh[nt, 0], bh[nt, 1],
-                        acc[mt * 4 + nt, 0], acc[mt * 4 + nt, 1], acc[mt * 4 + nt, 2], acc[mt * 4 + nt, 3])
+                        part[mt * 4 + nt, 0], part[mt * 4 + nt, 1], part[mt * 4 + nt, 2], part[mt * 4 + nt, 3])
                     T.ptx.mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32(
-                        acc[mt * 4 + nt, 0], acc[mt * 4 + nt, 1], acc[mt * 4 + nt, 2], acc[mt * 4 + nt, 3],
+                        part[mt * 4 + nt, 0], part[mt * 4 + nt, 1], part[mt * 4 + nt, 2], part[mt * 4 + nt, 3],
                         ah[mt, 0], ah[mt, 1], ah[mt, 2], ah[mt, 3], bl[nt, 0], bl[nt, 1],
-                        acc[mt * 4 + nt, 0], acc[mt * 4 + nt, 1], acc[mt * 4 + nt, 2], acc[mt * 4 + nt, 3])
+                        part[mt * 4 + nt, 0], part[mt * 4 + nt, 1], part[mt * 4 + nt, 2], part[mt * 4 + nt, 3])
                     T.ptx.mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32(
-                        acc[mt * 4 + nt, 0], acc[mt * 4 + nt, 1], acc[mt * 4 + nt, 2], acc[mt * 4 + nt, 3],
+                        part[mt * 4 + nt, 0], part[mt * 4 + nt, 1], part[mt * 4 + nt, 2], part[mt * 4 + nt, 3],
                         ah[mt, 0], ah[mt, 1], ah[mt, 2], ah[mt, 3], bh[nt, 0], bh[nt, 1],
-                        acc[mt * 4 + nt, 0], acc[mt * 4 + nt, 1], acc[mt * 4 + nt, 2], acc[mt * 4 + nt, 3])
+                        part[mt * 4 + nt, 0], part[mt * 4 + nt, 1], part[mt * 4 + nt, 2], part[mt * 4 + nt, 3])
+        for i in T.unroll(16):
+            for e in T.unroll(4):
+                acc[i, e] = acc[i, e] + part[i, e]
         T.cuda.cta_sync()
     for mt in T.unroll(4):
         for nt in T.unroll(4):
@@ -125,11 +133,12 @@ def gemm_in(c_ptr: T.handle, a_ptr: T.handle, w_ptr: T.handle, bias_ptr: T.handl
     tx = T.thread_id([256])
     sm = T.alloc_buffer((GEMM_SMEM // 4,), "float32", scope="shared.dyn")
     acc = T.alloc_buffer((16, 4), "float32", scope="local")
+    part = T.alloc_buffer((16, 4), "float32", scope="local")
     ah = T.alloc_buffer((4, 4), "uint32", scope="local")
     al = T.alloc_buffer((4, 4), "uint32", scope="local")
     bh = T.alloc_buffer((4, 2), "uint32", scope="local")
     bl = T.alloc_buffer((4, 2), "uint32", scope="local")
-    gemm_body(A, Wt, C, BIAS, C, D, W, 0, sm, acc, ah, al, bh, bl, tx, bx, by)
+    gemm_body(A, Wt, C, BIAS, C, D, W, 0, sm, acc, part, ah, al, bh, bl, tx, bx, by)
 
 
 @T.prim_func
@@ -144,11 +153,12 @@ def gemm_out(c_ptr: T.handle, a_ptr: T.handle, w_ptr: T.handle, bias_ptr: T.hand
     tx = T.thread_id([256])
     sm = T.alloc_buffer((GEMM_SMEM // 4,), "float32", scope="shared.dyn")
     acc = T.alloc_buffer((16, 4), "float32", scope="local")
+    part = T.alloc_buffer((16, 4), "float32", scope="local")
     ah = T.alloc_buffer((4, 4), "uint32", scope="local")
     al = T.alloc_buffer((4, 4), "uint32", scope="local")
     bh = T.alloc_buffer((4, 2), "uint32", scope="local")
     bl = T.alloc_buffer((4, 2), "uint32", scope="local")
-    gemm_body(A, Wt, C, BIAS, RES, D, D, 1, sm, acc, ah, al, bh, bl, tx, bx, by)
+    gemm_body(A, Wt, C, BIAS, RES, D, D, 1, sm, acc, part, ah, al, bh, bl, tx, bx, by)
 
 
 @T.prim_func
@@ -162,11 +172,12 @@ def gemm_fc1(c_ptr: T.handle, a_ptr: T.handle, w_ptr: T.handle, bias_ptr: T.hand
     tx = T.thread_id([256])
     sm = T.alloc_buffer((GEMM_SMEM // 4,), "float32", scope="shared.dyn")
     acc = T.alloc_buffer((16, 4), "float32", scope="local")
+    part = T.alloc_buffer((16, 4), "float32", scope="local")
     ah = T.alloc_buffer((4, 4), "uint32", scope="local")
     al = T.alloc_buffer((4, 4), "uint32", scope="local")
     bh = T.alloc_buffer((4, 2), "uint32", scope="local")
     bl = T.alloc_buffer((4, 2), "uint32", scope="local")
-    gemm_body(A, Wt, C, BIAS, C, D, DI, 2, sm, acc, ah, al, bh, bl, tx, bx, by)
+    gemm_body(A, Wt, C, BIAS, C, D, DI, 2, sm, acc, part, ah, al, bh, bl, tx, bx, by)
 
 
 @T.prim_func
@@ -181,11 +192,12 @@ def gemm_fc2(c_ptr: T.handle, a_ptr: T.handle, w_ptr: T.handle, bias_ptr: T.hand
     tx = T.thread_id([256])
     sm = T.alloc_buffer((GEMM_SMEM // 4,), "float32", scope="shared.dyn")
     acc = T.alloc_buffer((16, 4), "float32", scope="local")
+    part = T.alloc_buffer((16, 4), "float32", scope="local")
     ah = T.alloc_buffer((4, 4), "uint32", scope="local")
     al = T.alloc_buffer((4, 4), "uint32", scope="local")
     bh = T.alloc_buffer((4, 2), "uint32", scope="local")
     bl = T.alloc_buffer((4, 2), "uint32", scope="local")
-    gemm_body(A, Wt, C, BIAS, RES, DI, D, 1, sm, acc, ah, al, bh, bl, tx, bx, by)
+    gemm_body(A, Wt, C, BIAS, RES, DI, D, 1, sm, acc, part, ah, al, bh, bl, tx, bx, by)
 
 
 @T.prim_func
