@@ -25,11 +25,6 @@ namespace mkb::cli {
 
 namespace {
 
-// How far the baseline may be from the anchor, as a fraction of the output's largest magnitude: 8
-// machine epsilons of the output's dtype, and never below 2^-16 (the rounding noise of an eager fp32
-// program whose reductions run over ~10^4 terms, 50 to 100 epsilons). A baseline computing other
-// semantics than the anchor is off by far more.
-double baseline_error_limit(dtype type) { return std::max(8 * dtype_epsilon(type), std::ldexp(1.0, -16)); }
 // The baseline's median must be this many times one empty launch, so that launch overhead is under a
 // tenth of what is timed.
 constexpr double launch_overhead_ratio = 10;
@@ -80,9 +75,10 @@ void check_audit(const evaluation_report &r, const problem &p, problem_outcome &
     const tensor_spec *t = p.find_output(c.name);
     if (!t || t->comparison != spec::Comparison::anchor) continue;
     double ratio = c.reference_error / (dtype_epsilon(t->type) * c.anchor_max);
-    bool ok = c.reference_error <= baseline_error_limit(t->type) * c.anchor_max;
-    fmt::print(detail, "    baseline vs anchor, '{}': max error {:.3g} = {:.2f} eps x max|anchor| ({:.3g}); limit {:.0f} eps{}\n",
-               c.name, c.reference_error, ratio, c.anchor_max, baseline_error_limit(t->type) / dtype_epsilon(t->type),
+    bool ok = c.reference_error <= t->baseline_vs_anchor_eps * dtype_epsilon(t->type) * c.anchor_max;
+    bool declared = t->baseline_vs_anchor_eps != default_baseline_vs_anchor_eps(t->type);
+    fmt::print(detail, "    baseline vs anchor, '{}': max error {:.3g} = {:.2f} eps x max|anchor| ({:.3g}); limit {:.0f} eps{}{}\n",
+               c.name, c.reference_error, ratio, c.anchor_max, t->baseline_vs_anchor_eps, declared ? " (declared)" : "",
                ok ? "" : "  FAILED");
     if (!ok) out.failures.push_back(fmt::format("the baseline's '{}' is {:.1f} eps from the anchor", c.name, ratio));
   }

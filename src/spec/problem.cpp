@@ -1,5 +1,6 @@
 #include "spec/problem.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <set>
@@ -71,6 +72,12 @@ private:
 };
 
 } // namespace
+
+double default_baseline_vs_anchor_eps(dtype type) {
+  return std::max(8.0, std::ldexp(1.0, -16) / dtype_epsilon(type));
+}
+
+double max_baseline_vs_anchor_eps(dtype type) { return std::ldexp(1.0, -10) / dtype_epsilon(type); }
 
 expr_lookup problem::lookup() const {
   return [this](std::string_view name) -> std::optional<expr_value> {
@@ -259,6 +266,17 @@ problem load_problem(const file_source &files, const std::string &folder) {
     t.equals_input = str(out->equals_input());
     t.doc = str(out->doc());
     resolve_shape(out->shape(), t, field);
+    if (dtype_is_floating(t.type)) t.baseline_vs_anchor_eps = default_baseline_vs_anchor_eps(t.type);
+    if (const spec::AnchorDeparture *d = out->baseline_vs_anchor()) {
+      if (t.comparison != spec::Comparison::anchor)
+        check.error(field + ".baseline_vs_anchor", "only an output compared by the anchor rule has one");
+      double low = t.baseline_vs_anchor_eps, high = max_baseline_vs_anchor_eps(t.type);
+      if (!(d->eps() > low && d->eps() <= high))
+        check.error(field + ".baseline_vs_anchor.eps", "{} must be above the default {:g} and at most {:g} ({} eps)", d->eps(), low,
+                    high, dtype_name(t.type));
+      if (d->why()->size() == 0) check.error(field + ".baseline_vs_anchor.why", "must not be empty");
+      t.baseline_vs_anchor_eps = d->eps();
+    }
     if (t.comparison == spec::Comparison::anchor && !dtype_is_floating(t.type))
       check.error(field + ".comparison", "{} outputs compare exact, not by the anchor rule", dtype_name(t.type));
     if (t.comparison == spec::Comparison::exact_sorted && (dtype_is_floating(t.type) || t.shape.empty()))

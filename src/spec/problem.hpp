@@ -38,6 +38,9 @@ struct tensor_spec {
   // An input this output equals by the problem's semantics (the original returns a clone of it): the
   // audit does not require a copy of it to fail (docs/PROBLEMS.md).
   std::string equals_input;
+  // How far the baseline may be from the anchor, in eps(dtype) x max|anchor|: the default limit, or the
+  // spec's declared `baseline_vs_anchor` (docs/PROBLEMS.md, Validation). Not sent to the worker.
+  double baseline_vs_anchor_eps = 0;
   uint64_t bytes() const { return count * dtype_bytes(type); }
 };
 
@@ -95,6 +98,13 @@ struct problem {
   // The eager time recorded for `gpu` (the driver's device name), or nullptr.
   const eager_time *eager_time_for(std::string_view gpu) const { return find_eager_time(eager_times, gpu); }
 };
+
+// The baseline's default distance from the anchor, in eps(dtype) x max|anchor|: 8 machine epsilons,
+// and never below 2^-16 of the magnitude (the rounding noise of an eager fp32 program whose reductions
+// run over ~10^4 terms, 50 to 100 epsilons). A baseline computing other semantics is off by far more.
+double default_baseline_vs_anchor_eps(dtype type);
+// The most a spec may declare instead: 2^-10 of the magnitude, far below what other semantics give.
+double max_baseline_vs_anchor_eps(dtype type);
 
 // Parses and checks `<folder>/spec.json` of `files`. Throws mkb::error(MKB_ERR_SPEC) whose text
 // names the file, the field and what is wrong.

@@ -234,6 +234,30 @@ TEST(Problem, ABaselineDepartingFromEagerDeclaresTheRatioAndWhy) {
   EXPECT_NE(silent.find("baseline_vs_eager_graph.why: must not be empty"), std::string::npos) << silent;
 }
 
+TEST(Problem, AnOutputMayDeclareALooserBaselineLimitUpToACap) {
+  auto output = [](const std::string &departure, const std::string &dtype = "fp32") {
+    return tiny_spec("tiny", "test", "",
+                     R"({ "name": "y", "dtype": ")" + dtype + R"(", "shape": ["n"], "baseline_vs_anchor": )" + departure + " }");
+  };
+  temp_dir dir;
+  write_problem(dir, "test", "tiny", tiny_spec());
+  // fp32's default is 2^-16 of the magnitude, 128 of its epsilons; bf16's is 8 of its own.
+  EXPECT_DOUBLE_EQ(load_problem(directory_source(dir.path()), "test/tiny").outputs[0].baseline_vs_anchor_eps, 128);
+  write_problem(dir, "test", "tiny", output(R"({ "eps": 1024, "why": "a long fp32 recurrence" })"));
+  EXPECT_DOUBLE_EQ(load_problem(directory_source(dir.path()), "test/tiny").outputs[0].baseline_vs_anchor_eps, 1024);
+  std::string tighter = spec_error(output(R"({ "eps": 64, "why": "x" })"));
+  EXPECT_NE(tighter.find("outputs[0].baseline_vs_anchor.eps: 64 must be above the default 128 and at most 8192 (fp32 eps)"),
+            std::string::npos)
+      << tighter;
+  std::string loose = spec_error(output(R"({ "eps": 8193, "why": "x" })"));
+  EXPECT_NE(loose.find("baseline_vs_anchor.eps: 8193 must be above"), std::string::npos) << loose;
+  // 2^-10 of the magnitude is below bf16's default of 8 eps (2^-4): a bf16 output can declare nothing.
+  std::string bf16 = spec_error(output(R"({ "eps": 9, "why": "x" })", "bf16"));
+  EXPECT_NE(bf16.find("9 must be above the default 8 and at most 0.125 (bf16 eps)"), std::string::npos) << bf16;
+  std::string silent = spec_error(output(R"({ "eps": 1024, "why": "" })"));
+  EXPECT_NE(silent.find("outputs[0].baseline_vs_anchor.why: must not be empty"), std::string::npos) << silent;
+}
+
 TEST(Suite, BuiltInSuiteHoldsTheProblemsOfThisRepository) {
   suite s = suite::load(std::nullopt);
   EXPECT_EQ(s.origin(), "built-in");
