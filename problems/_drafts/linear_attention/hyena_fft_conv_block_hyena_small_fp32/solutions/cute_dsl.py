@@ -1,9 +1,10 @@
 """Hyena block (hyena-small, fp32) in CuTe DSL: the algorithm of solutions/cuda.cu, eight launches. The four
 projections are fp32 GEMMs on tensor cores in the 3xTF32 scheme: each operand x is split into hi = tf32(x)
-and lo = tf32(x - hi), and a*b is taken as a_lo b_hi + a_hi b_lo + a_hi b_hi (in that order), accumulated in
-fp32 by mma.sync m16n8k8 (inline PTX); bias, GELU and the residuals are fused into their epilogues. The
-mixer's long convolution is computed directly (y[c, t] = sum_{s <= t} k[c, s] g[c, t - s]: what the
-reference's zero-padded FFT computes) in one kernel with the short conv and both gatings.
+and lo = tf32(x - hi), and a*b is taken as a_lo b_hi + a_hi b_lo + a_hi b_hi (in that order), accumulated
+by mma.sync m16n8k8 (inline PTX) into a fresh fp32 partial per 32-wide k tile, each partial added to the sum
+with add.rn; bias, GELU and the residuals are fused into their epilogues. The mixer's long convolution is
+computed directly (y[c, t] = sum_{s <= t} k[c, s] g[c, t - s]: what the reference's zero-padded FFT computes)
+in one kernel with the short conv and both gatings.
   layer_norm_rows  LN1 (a warp per token)          gemm_bias          u = n1 W_in^T + b_in
   implicit_filter  the filter h[position, channel] mixer_conv         short conv, gates, long conv
   gemm_bias_res    r1 = gated W_out^T + b + x      layer_norm_rows    LN2
@@ -116,6 +117,10 @@ def gemm_3xtf32(Cp, A, Wp, bias, res, N, K, epi: cutlass.Constexpr):
     w_addr = Wp.toint() + I64(n0) * K * 4
     acc = cute.make_rmem_tensor(cute.make_layout((4, 4, 4), stride=(16, 4, 1)), F32)
     acc.fill(0.0)
+    # each 32-wide k tile is summed on the tensor cores into a fresh partial, then added to acc with an
+    # fp32 add that rounds to nearest: the mma's own accumulation truncates, and over K = 1024 in one
+    # accumulator that drifts toward zero by more than the fp32 allowance (spec notes)
+    part = cute.make_rmem_tensor(cute.make_layout((4, 4, 4), stride=(16, 4, 1)), F32)
     ah = cute.make_rmem_tensor(cute.make_layout((4, 4), stride=(4, 1)), U32)
     al = cute.make_rmem_tensor(cute.make_layout((4, 4), stride=(4, 1)), U32)
     bh = cute.make_rmem_tensor(cute.make_layout((4, 2), stride=(2, 1)), U32)
@@ -131,6 +136,7 @@ def gemm_3xtf32(Cp, A, Wp, bias, res, N, K, epi: cutlass.Constexpr):
         cute.arch.sync_threads()
         a0 = (kt & 1) * BM * PITCH
         w0 = 2 * BM * PITCH + (kt & 1) * BN * PITCH
+        part.fill(0.0)
         for kk in cutlass.range_constexpr(0, BK, 8):
             for mt in cutlass.range_constexpr(4):
                 p = a0 + (wm + mt * 16 + g) * PITCH + kk + q
@@ -146,9 +152,13 @@ def gemm_3xtf32(Cp, A, Wp, bias, res, N, K, epi: cutlass.Constexpr):
                     bl[nt, r] = l
             for mt in cutlass.range_constexpr(4):
                 for nt in cutlass.range_constexpr(4):
-                    mma_tf32(acc[mt, nt, None], al[mt, 0], al[mt, 1], al[mt, 2], al[mt, 3], bh[nt, 0], bh[nt, 1])
-                    mma_tf32(acc[mt, nt, None], ah[mt, 0], ah[mt, 1], ah[mt, 2], ah[mt, 3], bl[nt, 0], bl[nt, 1])
-                    mma_tf32(acc[mt, nt, None], ah[mt, 0], ah[mt, 1], ah[mt, 2], ah[mt, 3], bh[nt, 0], bh[nt, 1])
+                    mma_tf32(part[mt, nt, None], al[mt, 0], al[mt, 1], al[mt, 2], al[mt, 3], bh[nt, 0], bh[nt, 1])
+                    mma_tf32(part[mt, nt, None], ah[mt, 0], ah[mt, 1], ah[mt, 2], ah[mt, 3], bl[nt, 0], bl[nt, 1])
+                    mma_tf32(part[mt, nt, None], ah[mt, 0], ah[mt, 1], ah[mt, 2], ah[mt, 3], bh[nt, 0], bh[nt, 1])
+        for mt in cutlass.range_constexpr(4):
+            for nt in cutlass.range_constexpr(4):
+                for e in cutlass.range_constexpr(4):
+                    acc[mt, nt, e] = add_rn(acc[mt, nt, e], part[mt, nt, e])
         cute.arch.sync_threads()
     gbias = cute.make_tensor(bias, cute.make_layout(INNER))
     c_addr = Cp.toint()
