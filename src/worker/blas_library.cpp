@@ -60,8 +60,10 @@ void blas_library::matmul(const resolved_matmul &step, CUdeviceptr a, CUdevicept
       step.m * step.k, beta, reinterpret_cast<void *>(c), cuda_type(step.result_type), ld_result, step.m * step.n,
       static_cast<int>(step.batch), fp64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   if (s != CUBLAS_STATUS_SUCCESS)
+    // The worker starts afresh: a handle that failed a launch is not trusted with the next evaluation.
     throw infrastructure_failure(fmt::format("the problem's {} plan, line {}: cuBLAS matmul failed: {}", role, line,
-                                             api_.cublasGetStatusString(s)));
+                                             api_.cublasGetStatusString(s)),
+                                 true);
 }
 
 } // namespace mkb::worker

@@ -127,8 +127,7 @@ const blas_library &gpu::blas() const {
   return *blas_;
 }
 
-void throw_cuda_failure(CUresult result, const std::string &what) {
-  std::string text = cuda_error_text(result);
+bool cuda_error_loses_context(CUresult result) {
   switch (result) {
   case CUDA_ERROR_ILLEGAL_ADDRESS:
   case CUDA_ERROR_MISALIGNED_ADDRESS:
@@ -138,8 +137,16 @@ void throw_cuda_failure(CUresult result, const std::string &what) {
   case CUDA_ERROR_HARDWARE_STACK_ERROR:
   case CUDA_ERROR_ASSERT:
   case CUDA_ERROR_LAUNCH_FAILED:
-  case CUDA_ERROR_LAUNCH_TIMEOUT:
+  case CUDA_ERROR_LAUNCH_TIMEOUT: return true;
+  default: return false;
+  }
+}
+
+void throw_cuda_failure(CUresult result, const std::string &what) {
+  std::string text = cuda_error_text(result);
+  if (cuda_error_loses_context(result))
     throw evaluation_failure(MKB_VERDICT_FAULT, fmt::format("{}: {}", what, text), true);
+  switch (result) {
   case CUDA_ERROR_OUT_OF_MEMORY:
     throw evaluation_failure(MKB_VERDICT_OUT_OF_MEMORY, fmt::format("{}: {}", what, text));
   default:

@@ -98,6 +98,10 @@ private:
   mutable std::unique_ptr<blas_library> blas_;
 };
 
+// Whether `result` is a fault that leaves the context unusable (sticky): every later call on it fails
+// with the same error, so the worker must be replaced.
+bool cuda_error_loses_context(CUresult result);
+
 // Turns a CUDA error seen while the submission may have run into the verdict it deserves.
 [[noreturn]] void throw_cuda_failure(CUresult result, const std::string &what);
 

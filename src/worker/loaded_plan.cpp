@@ -13,6 +13,11 @@ loaded_module::loaded_module(const gpu &g, const std::string &cubin, const std::
   CUresult rc = cu_->cuModuleLoadData(&module_, cubin.data());
   if (rc != CUDA_SUCCESS) {
     module_ = nullptr;
+    // A fault before this evaluation left the context unusable: nothing of this code's doing.
+    if (cuda_error_loses_context(rc))
+      throw infrastructure_failure(fmt::format("the GPU context was lost before the {} code was loaded: {}", owner,
+                                               cuda_error_text(rc)),
+                                   true);
     throw evaluation_failure(MKB_VERDICT_LAUNCH_ERROR,
                              fmt::format("the {} code could not be loaded: {}", owner, cuda_error_text(rc)));
   }
@@ -106,7 +111,17 @@ void loaded_plan::enqueue(const gpu &g, const buffer_lookup &buffers) const {
   for (size_t i = 0; i < plan_.launches.size(); ++i) {
     const resolved_launch &l = plan_.launches[i];
     if (const auto &mm = l.matmul) {
-      g.blas().matmul(*mm, buffers(mm->a), buffers(mm->b), buffers(mm->c), role_, l.line);
+      try {
+        g.blas().matmul(*mm, buffers(mm->a), buffers(mm->b), buffers(mm->c), role_, l.line);
+      } catch (const evaluation_failure &) {
+        // cuBLAS cannot launch once a kernel queued before it has faulted: report the fault as one
+        // found anywhere else (the context is lost), not as cuBLAS's refusal.
+        CUresult rc = g.cu().cuStreamQuery(g.stream());
+        if (cuda_error_loses_context(rc))
+          throw_cuda_failure(rc, fmt::format("work queued before the problem's {} plan, line {} (cuBLAS could not launch)",
+                                             role_, l.line));
+        throw;
+      }
       continue;
     }
     std::vector<uint64_t> storage(l.args.size());

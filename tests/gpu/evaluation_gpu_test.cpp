@@ -196,5 +196,26 @@ TEST_F(EvaluationGpu, TooMuchScratchIsOutOfMemory) {
   EXPECT_EQ(r.verdict, MKB_VERDICT_OUT_OF_MEMORY) << r.message;
 }
 
+// A kernel of the baseline that faults right before a cuBLAS step. Where the fault is first seen
+// depends on timing: where cuBLAS cannot launch, or at the next wait. Either way it is a fault that
+// replaces the worker, so that the next evaluation is unharmed (seen on the H200: it came back as
+// cuBLAS's refusal, and every later evaluation on that worker failed to load its code).
+TEST_F(EvaluationGpu, AFaultSeenOnlyByACublasStepLosesTheWorkerNotTheNextEvaluation) {
+  constexpr const char *adaln = "adaln_modulation_output_projection_flux_kontext_fp32";
+  problem faulting = *problems_->find(adaln);
+  std::string &baseline = faulting.baseline_source;
+  baseline.insert(baseline.find("/* mkb:plan"),
+                  "extern \"C\" __global__ void wild() { *reinterpret_cast<volatile int *>(0x10) = 1; }\n");
+  size_t first_matmul = baseline.find("\nmatmul ");
+  ASSERT_NE(first_matmul, std::string::npos);
+  baseline.insert(first_matmul + 1, "launch wild grid(1) block(1) args()\n");
+  std::string solution = testing::stored_solution_source(faulting, "cuda");
+  evaluation_report r = evaluator_->evaluate(faulting, *find_dsl("cuda"), solution);
+  EXPECT_EQ(r.verdict, MKB_VERDICT_FAULT) << r.message;
+  EXPECT_NE(r.detail.find("ILLEGAL_ADDRESS"), std::string::npos) << r.detail;
+  evaluation_report next = evaluate(adaln, solution);
+  EXPECT_EQ(next.verdict, MKB_VERDICT_PASSED) << next.message;
+}
+
 } // namespace
 } // namespace mkb
