@@ -1,8 +1,10 @@
 // Router GEMM and routing fused in one kernel. A block takes 64 tokens and all 256 experts: bf16 tensor
 // cores (WMMA 16x16x16, fp32 accumulation: the products of bf16 values are exact in fp32, so this is the
-// reference's fp32 matrix product up to the order of summation), K in slices of 64 staged through
-// shared memory with the next slice prefetched into registers; then the 64 x 256 logits go to shared
-// memory and each warp routes 8 tokens in fp32 (lane l holds expert 32 g + l of every group g).
+// reference's fp32 matrix product up to the order of summation), K in slices of 64 staged through shared
+// memory with the next slice prefetched into registers, each slice summed into a fresh partial that is
+// added to the logits with a rounding fp32 add (the tensor cores' accumulation truncates); then the
+// 64 x 256 logits go to shared memory and each warp routes 8 tokens in fp32 (lane l holds expert 32 g + l
+// of every group g).
 #include <cuda_bf16.h>
 #include <mma.h>
 
@@ -75,6 +77,12 @@ route_fused(const __nv_bfloat16 *__restrict__ hidden, const __nv_bfloat16 *__res
     store_shared();
     __syncthreads();
     if (k0 + BK < dim) load_global(k0 + BK);
+    // Each 64-wide slice is summed on the tensor cores into a fresh partial, then added to acc with an
+    // ordinary fp32 add (round to nearest): the tensor cores' own accumulation truncates, and over
+    // K = 4096 in one accumulator the logits drift toward zero past the allowance (spec notes).
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> part[8];
+#pragma unroll
+    for (int f = 0; f < 8; ++f) wmma::fill_fragment(part[f], 0.0f);
 #pragma unroll
     for (int kk = 0; kk < BK; kk += 16) {
       wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a;
@@ -83,9 +91,13 @@ route_fused(const __nv_bfloat16 *__restrict__ hidden, const __nv_bfloat16 *__res
       for (int f = 0; f < 8; ++f) {
         wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> b;
         wmma::load_matrix_sync(b, Bs + (wn * 128 + f * 16) * LDB + kk, LDB);
-        wmma::mma_sync(acc[f], a, b, acc[f]);
+        wmma::mma_sync(part[f], a, b, part[f]);
       }
     }
+#pragma unroll
+    for (int f = 0; f < 8; ++f)
+#pragma unroll
+      for (int e = 0; e < part[f].num_elements; ++e) acc[f].x[e] += part[f].x[e];
   }
   __syncthreads();
 #pragma unroll

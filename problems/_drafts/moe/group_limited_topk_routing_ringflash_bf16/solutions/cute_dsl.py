@@ -1,6 +1,7 @@
 """group_limited_topk_routing_ringflash_bf16 in CuTe DSL: the algorithm of solutions/cuda.cu, one launch.
 A block takes 64 tokens and all 256 experts: the router product on the bf16 tensor cores (fp32
-accumulation; the products of bf16 values are exact in fp32), K in slices of 64 staged through padded
+accumulation; the products of bf16 values are exact in fp32; each slice's partial added to the logits
+with a rounding fp32 add, since the mma's accumulation truncates), K in slices of 64 staged through padded
 shared tiles (row stride 144 bytes) with the next slice prefetched into registers; 8 warps of 16 tokens x
 128 experts; then the 64 x 256 logits go to shared memory (reusing the tiles' space) and each warp routes
 8 tokens in fp32, lane l holding expert 32 g + l of every group g: sigmoid, + bias, each group's two best
@@ -108,6 +109,10 @@ def route_fused(hidden: cute.Pointer, weight: cute.Pointer, expert_bias: cute.Po
     rb = cute.make_rmem_tensor(cute.make_layout((E * BK // 8 // THREADS, 4), stride=(4, 1)), U32)
     acc = cute.make_rmem_tensor(cute.make_layout((16, 4), stride=(4, 1)), F32)
     acc.fill(0.0)
+    # each 64-wide k slice is summed on the tensor cores into a fresh partial, then added to acc with an
+    # fp32 add that rounds to nearest: the mma's own accumulation truncates, and over K = 4096 in one
+    # accumulator the logits drift toward zero past the allowance (spec notes)
+    part = cute.make_rmem_tensor(cute.make_layout((16, 4), stride=(4, 1)), F32)
     load_global(gx, gw, ra, rb, row0, 0, tokens, tid)
     for kt in cutlass.range(D // BK):
         cute.arch.sync_threads()
@@ -120,6 +125,7 @@ def route_fused(hidden: cute.Pointer, weight: cute.Pointer, expert_bias: cute.Po
         cute.arch.sync_threads()
         if kt + 1 < D // BK:
             load_global(gx, gw, ra, rb, row0, (kt + 1) * BK, tokens, tid)
+        part.fill(0.0)
         for kk in cutlass.range_constexpr(BK // 16):
             fa = cute.make_rmem_tensor((4,), U32)
             a0, a1, a2, a3 = ldsm4(As + ((wm * 16 + (lane & 15)) * LDA + kk * 16 + (lane >> 4) * 8))
@@ -132,12 +138,15 @@ def route_fused(hidden: cute.Pointer, weight: cute.Pointer, expert_bias: cute.Po
                                              + ((lane >> 3) & 1) * 8))
                 for j in cutlass.range_constexpr(2):
                     n = 2 * f + j
-                    d0, d1, d2, d3 = mma_bf16(acc[n, 0], acc[n, 1], acc[n, 2], acc[n, 3], fa[0], fa[1], fa[2], fa[3],
-                                              b0 if j == 0 else b2, b1 if j == 0 else b3)
-                    acc[n, 0] = d0
-                    acc[n, 1] = d1
-                    acc[n, 2] = d2
-                    acc[n, 3] = d3
+                    d0, d1, d2, d3 = mma_bf16(part[n, 0], part[n, 1], part[n, 2], part[n, 3], fa[0], fa[1], fa[2],
+                                              fa[3], b0 if j == 0 else b2, b1 if j == 0 else b3)
+                    part[n, 0] = d0
+                    part[n, 1] = d1
+                    part[n, 2] = d2
+                    part[n, 3] = d3
+        for n in cutlass.range_constexpr(16):
+            for e in cutlass.range_constexpr(4):
+                acc[n, e] = acc[n, e] + part[n, e]
     cute.arch.sync_threads()
     g8 = lane >> 2
     q = lane & 3
