@@ -217,5 +217,26 @@ TEST_F(EvaluationGpu, AFaultSeenOnlyByACublasStepLosesTheWorkerNotTheNextEvaluat
   EXPECT_EQ(next.verdict, MKB_VERDICT_PASSED) << next.message;
 }
 
+// A submission that behaves while it is checked and faults in a timed draw (its 21st call), on a
+// problem whose baseline has cuBLAS steps: timed draws of the two alternate unsynchronized, so the
+// fault may first be seen by a launch of the baseline's. It is the submission's fault, counted, and
+// the next evaluation on the same worker pool is unharmed.
+TEST_F(EvaluationGpu, AFaultOnlyInTimedDrawsIsAFaultAndTheNextEvaluationWorks) {
+  constexpr const char *adaln = "adaln_modulation_output_projection_flux_kontext_fp32";
+  const std::string solution = testing::stored_solution_source(*problems_->find(adaln), "cuda");
+  std::string hostile = solution;
+  size_t kernel = hostile.find("silu_gemm(");
+  ASSERT_NE(kernel, std::string::npos);
+  hostile.insert(hostile.find('{', kernel) + 1,
+                 "\n  if (blockIdx.x == 0 && threadIdx.x == 0 && atomicAdd(&hostile_calls, 1u) == 20u)"
+                 " *reinterpret_cast<volatile int *>(0x10) = 1;\n");
+  hostile.insert(hostile.rfind("extern \"C\"", kernel), "__device__ unsigned hostile_calls;\n");
+  evaluation_report r = evaluate(adaln, hostile);
+  EXPECT_EQ(r.verdict, MKB_VERDICT_FAULT) << r.message;
+  EXPECT_TRUE(r.counted) << r.message;
+  evaluation_report next = evaluate(adaln, solution);
+  EXPECT_EQ(next.verdict, MKB_VERDICT_PASSED) << next.message;
+}
+
 } // namespace
 } // namespace mkb
