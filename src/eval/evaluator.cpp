@@ -56,21 +56,28 @@ evaluation_report does_not_compile(const problem &p, const dsl &d, std::string_v
 
 evaluator::evaluator(worker_pool &workers, evaluation_settings settings) : workers_(workers), settings_(std::move(settings)) {}
 
-const evaluator::prepared_problem &evaluator::problem_code(const problem &p) {
+std::shared_ptr<const evaluator::prepared_problem> evaluator::problem_code(const problem &p) {
   std::lock_guard lock(mutex_);
+  // Keyed by id, but a problem changed under its id (an edited suite, a test's variant) is prepared
+  // again: serving the old code would grade against the wrong baseline.
   auto it = prepared_.find(p.id);
-  if (it != prepared_.end()) return it->second;
+  if (it != prepared_.end() && it->second->baseline_source == p.baseline_source &&
+      it->second->anchor_source == p.anchor_source)
+    return it->second;
   const dsl *cuda = find_dsl("cuda");
-  prepared_problem own;
+  auto own = std::make_shared<prepared_problem>();
   try {
-    own.baseline = cuda->prepare(p.baseline_source, p, plan_role::baseline);
-    own.anchor = cuda->prepare(p.anchor_source, p, plan_role::anchor);
+    own->baseline = cuda->prepare(p.baseline_source, p, plan_role::baseline);
+    own->anchor = cuda->prepare(p.anchor_source, p, plan_role::anchor);
   } catch (const submission_error &e) {
     fail(MKB_ERR_SPEC, "problem '{}': {}", p.id, e.what());
   }
-  own.baseline.module.name = p.folder + "/baseline.cu";
-  own.anchor.module.name = p.folder + "/anchor.cu";
-  return prepared_.emplace(p.id, std::move(own)).first->second;
+  own->baseline.module.name = p.folder + "/baseline.cu";
+  own->anchor.module.name = p.folder + "/anchor.cu";
+  own->baseline_source = p.baseline_source;
+  own->anchor_source = p.anchor_source;
+  prepared_[p.id] = own;
+  return own;
 }
 
 evaluation_request evaluator::build_request(const problem &p, const prepared_submission &submission,
@@ -134,7 +141,8 @@ evaluation_report evaluator::execute(const problem &p, const dsl &d, std::string
     return does_not_compile(p, d, source, e.what(),
                             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - preparing).count());
   }
-  const prepared_problem &own = problem_code(p);
+  const std::shared_ptr<const prepared_problem> code = problem_code(p);
+  const prepared_problem &own = *code;
 
   evaluation_report r;
   r.problem_id = p.id;

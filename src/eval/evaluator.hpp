@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -54,15 +55,17 @@ private:
   evaluation_report execute(const problem &p, const dsl &d, std::string_view source, purpose why);
   struct prepared_problem {
     prepared_submission baseline, anchor;
+    std::string baseline_source, anchor_source; // what they were prepared from
   };
-  const prepared_problem &problem_code(const problem &p);
+  // Shared: an evaluation keeps the code it started with while a changed problem is prepared again.
+  std::shared_ptr<const prepared_problem> problem_code(const problem &p);
   evaluation_request build_request(const problem &p, const prepared_submission &submission, const prepared_problem &own,
                                    const std::string &arch, uint64_t seed, purpose why) const;
 
   worker_pool &workers_;
   evaluation_settings settings_;
   std::mutex mutex_;
-  std::map<std::string, prepared_problem> prepared_;
+  std::map<std::string, std::shared_ptr<const prepared_problem>> prepared_;
 };
 
 } // namespace mkb

@@ -89,6 +89,25 @@ TEST_F(Evaluator, CompileOnlyChecksCodeAndPlan) {
   EXPECT_NE(missing.detail.find("no kernel 'top3_softmax'"), std::string::npos) << missing.detail;
 }
 
+// The evaluator keeps each problem's prepared code by id; a problem changed under its id is prepared
+// again rather than graded with the code it had before (seen in the GPU tests: a variant's faulting
+// baseline served to every later evaluation of the problem).
+TEST_F(Evaluator, AProblemChangedUnderItsIdIsPreparedAgain) {
+  worker_pool pool(testing::real_worker(), {});
+  evaluation_settings settings;
+  settings.compile_only = true;
+  evaluator e(pool, settings);
+  evaluation_report good = e.evaluate(routing(), *find_dsl("cuda"), solution());
+  EXPECT_EQ(good.verdict, MKB_VERDICT_COMPILED) << good.message;
+  // The same id, now with a baseline that cannot compile: graded with the code prepared first, this
+  // would compile again.
+  problem broken = routing();
+  broken.baseline_source.insert(0, "#error this baseline does not compile\n");
+  evaluation_report refused = e.evaluate(broken, *find_dsl("cuda"), solution());
+  EXPECT_EQ(refused.verdict, MKB_VERDICT_REFUSED) << refused.message;
+  EXPECT_NE(refused.detail.find("this baseline does not compile"), std::string::npos) << refused.detail;
+}
+
 TEST_F(Evaluator, CompileOnlyCompilesForTheConfiguredArchitecture) {
   evaluation_settings blackwell;
   blackwell.target_arch = "sm_100a";
