@@ -11,11 +11,15 @@ timed with its host work. A problem's eager.py is that computation. For each pro
 3. eager() is timed on make_inputs() as the original times it: a 256 MiB write flushes L2, a CUDA event,
    the call (host work included), an event, a synchronize; the median of the last 20 of 30 calls. Where
    the call can be captured, the same call replayed as a CUDA graph is timed too (pure device time).
-4. The baseline's time against the graph's must lie within 10% of 1, or of the ratio the spec declares
-   in `baseline_vs_eager_graph`.
+4. Where eager is device-bound (its time within 10% of the graph's), the baseline's time against the
+   graph's must lie within 10% of 1, or of the ratio the spec declares in `baseline_vs_eager_graph`;
+   a declared ratio is held wherever there is a graph.
 
 With --record DIR the figures are written as DIR/<family>/<id>/eager_times.json (this GPU's record
 replaced, other GPUs' kept from the suite's file), for the suite to keep.
+
+Each problem runs in a process of its own: a capture that fails (a host synchronization in the call)
+leaves torch's CUDA generator in capture mode, and every later draw in that process would fail.
 
 usage: python3 eager_check.py MKB SUITE_DIR WORK_DIR [--problem ID[,ID...]] [--record DIR]
 Exit status 0 when every problem passed, 1 otherwise.
@@ -187,11 +191,16 @@ def check_problem(args, spec_path):
     declared = spec.get("baseline_vs_eager_graph", {}).get("ratio")
     if graph_us is not None and baseline_us:
         ratio = baseline_us / graph_us
-        target = declared if declared else 1.0
-        ratio_ok = abs(ratio / target - 1.0) <= RATIO_TOLERANCE
-        print(f"  baseline/graph = {ratio:.3f} (held to {target:g} +- {RATIO_TOLERANCE:.0%}"
-              f"{', declared' if declared else ''}){'' if ratio_ok else '  OUT OF RANGE'}")
-        passed &= ratio_ok
+        device_bound = eager_us <= (1.0 + RATIO_TOLERANCE) * graph_us
+        if device_bound or declared:
+            target = declared if declared else 1.0
+            ratio_ok = abs(ratio / target - 1.0) <= RATIO_TOLERANCE
+            print(f"  baseline/graph = {ratio:.3f} (held to {target:g} +- {RATIO_TOLERANCE:.0%}"
+                  f"{', declared' if declared else ''}){'' if ratio_ok else '  OUT OF RANGE'}")
+            passed &= ratio_ok
+        else:  # docs/PROBLEMS.md: the rule binds where eager is device-bound
+            print(f"  baseline/graph = {ratio:.3f} (eager is host-bound, eager/graph = {eager_us / graph_us:.2f}: "
+                  f"not held to the graph)")
     if args.record:
         record(args.record, spec_path, spec, {
             "gpu": torch.cuda.get_device_name(), "eager_us": round(eager_us, 1),
@@ -205,6 +214,20 @@ def check_problem(args, spec_path):
     return passed, row
 
 
+def check_in_own_process(args, spec_path):
+    """check_problem(spec_path) in a child process; returns (passed, row)."""
+    row_file = args.work / f"{spec_path.parent.name}.row.json"
+    row_file.unlink(missing_ok=True)
+    command = [sys.executable, __file__, args.mkb, str(args.suite), str(args.work), "--one", str(spec_path)]
+    if args.record:
+        command += ["--record", str(args.record)]
+    done = subprocess.run(command, stdout=sys.stdout, stderr=subprocess.STDOUT)
+    if not row_file.exists():
+        raise RuntimeError(f"the problem's process exited {done.returncode} without a result")
+    result = json.loads(row_file.read_text())
+    return result["passed"], tuple(result["row"])
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("mkb")
@@ -212,16 +235,23 @@ def main():
     parser.add_argument("work", type=pathlib.Path)
     parser.add_argument("--problem")
     parser.add_argument("--record", type=pathlib.Path)
+    parser.add_argument("--one", type=pathlib.Path, help=argparse.SUPPRESS)  # the child: this spec.json only
     args = parser.parse_args()
-    # The original's contract: no TF32, no reduced-precision reductions.
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
-    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+    args.work.mkdir(parents=True, exist_ok=True)
+    if args.one:
+        # The original's contract: no TF32, no reduced-precision reductions.
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+        torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+        passed, row = check_problem(args, args.one)
+        sys.stdout.flush()
+        (args.work / f"{args.one.parent.name}.row.json").write_text(json.dumps({"passed": passed, "row": row}))
+        return 0
     rows = []
 
     def check(spec_path):
-        passed, row = check_problem(args, spec_path)
+        passed, row = check_in_own_process(args, spec_path)
         rows.append(row)
         return passed
 
