@@ -26,6 +26,16 @@ TOLERANCE = 1e-9
 CROSSCHECK = "torch_crosscheck.py"
 
 
+def describe_disagreement(got, anchor, allowed):
+    """Where the two differ: how many elements, and the worst with its index and both values (one
+    element off by one rounding step of an intermediate reads differently from a whole row off)."""
+    beyond = (got - anchor).abs() > allowed
+    worst = int((got - anchor).abs().flatten().nan_to_num(float("inf")).argmax())
+    index = tuple(int(i) for i in torch.unravel_index(torch.tensor(worst), anchor.shape))
+    print(f"    {int(beyond.sum())} of {anchor.numel()} elements beyond the tolerance; the worst at {index}: "
+          f"torch {float(got.flatten()[worst]):.9g}, anchor {float(anchor.flatten()[worst]):.9g}")
+
+
 def check_problem(mkb, suite, work, spec_path, seed):
     spec = json.loads(spec_path.read_text())
     folder = work / spec["id"]
@@ -62,6 +72,8 @@ def check_problem(mkb, suite, work, spec_path, seed):
         ok = relative <= TOLERANCE and bool(torch.isfinite(got).all())
         print(f"  {name}: max |torch - anchor| = {error:.3e} ({relative:.2e} of max|anchor| = {magnitude:.4g})"
               f"{'' if ok else '  DISAGREE'}")
+        if not ok:
+            describe_disagreement(got.double(), anchor, TOLERANCE * magnitude)
         agree &= ok
     shutil.rmtree(folder, ignore_errors=True)
     return agree
