@@ -15,7 +15,10 @@ def _fp8_blocks(x, bm, bk):
 
 
 def _bf16(x):
-    return x.to(torch.bfloat16).to(torch.float64)
+    """float64 rounded once to the nearest bf16 value (ties to even), as the anchor's __double2bfloat16;
+    Tensor.to(bfloat16) from float64 goes through float32, two roundings that differ near a midpoint."""
+    mantissa, exponent = torch.frexp(x)  # x = mantissa * 2^exponent, 0.5 <= |mantissa| < 1
+    return torch.ldexp(torch.round(torch.ldexp(mantissa, torch.full_like(exponent, 8))), exponent - 8)
 
 
 def reference(inputs, symbols, constants):
