@@ -142,20 +142,21 @@ template <class Op, class T> __device__ T block_reduce(T v) {
 // do: four loads in flight per thread are what keeps DRAM busy (one is not: a baseline so written
 // runs at about half the bandwidth of the eager program it stands for). A block covers
 // 4 * blockDim.x elements: launch grid(ceil_div(n, 1024)) block(256). Any grid is correct (a
-// grid-stride loop; blocks past the end return).
+// grid-stride loop; blocks past the end return). The macro's own names start with mkb_: a parameter
+// named k or base must not be shadowed silently by its loop (it once was: a baseline read out of bounds).
 #define MKB_MAP(name, out_type, params, expression)                                                   \
   extern "C" __global__ void name(out_type *__restrict__ out, MKB_OPS_EXPAND params, long long n) {   \
-    constexpr int unroll = 4;                                                                         \
-    for (long long base = (long long)blockIdx.x * blockDim.x * unroll; base < n;                       \
-         base += (long long)gridDim.x * blockDim.x * unroll) {                                        \
-      out_type values[unroll];                                                                        \
-      _Pragma("unroll") for (int k = 0; k < unroll; ++k) {                                            \
-        const long long i = base + threadIdx.x + (long long)k * blockDim.x;                           \
-        if (i < n) values[k] = mkb_ops::store<out_type>(expression);                                  \
+    constexpr int mkb_unroll = 4;                                                                     \
+    for (long long mkb_base = (long long)blockIdx.x * blockDim.x * mkb_unroll; mkb_base < n;           \
+         mkb_base += (long long)gridDim.x * blockDim.x * mkb_unroll) {                                \
+      out_type mkb_values[mkb_unroll];                                                                \
+      _Pragma("unroll") for (int mkb_k = 0; mkb_k < mkb_unroll; ++mkb_k) {                            \
+        const long long i = mkb_base + threadIdx.x + (long long)mkb_k * blockDim.x;                   \
+        if (i < n) mkb_values[mkb_k] = mkb_ops::store<out_type>(expression);                          \
       }                                                                                               \
-      _Pragma("unroll") for (int k = 0; k < unroll; ++k) {                                            \
-        const long long i = base + threadIdx.x + (long long)k * blockDim.x;                           \
-        if (i < n) out[i] = values[k];                                                                \
+      _Pragma("unroll") for (int mkb_k = 0; mkb_k < mkb_unroll; ++mkb_k) {                            \
+        const long long i = mkb_base + threadIdx.x + (long long)mkb_k * blockDim.x;                   \
+        if (i < n) out[i] = mkb_values[mkb_k];                                                        \
       }                                                                                               \
     }                                                                                                 \
   }
