@@ -61,7 +61,7 @@ TEST_F(PlanSetup, ShardsPartitionThePlanKeepingEachProblemAndReplicateTogether) 
   config_.replicates = 3;
   config_.directions = {"a_to_b"};
   std::set<std::string> whole = planned_ids();
-  ASSERT_EQ(whole.size(), 17u * 3 * 3) << "17 problems, 3 replicates, both solos and one skill arm";
+  ASSERT_EQ(whole.size(), 30u * 3 * 3) << "30 problems, 3 replicates, both solos and one skill arm";
   for (uint32_t count : {2u, 4u, 7u, 60u}) {
     std::set<std::string> joined;
     std::vector<size_t> sizes;
