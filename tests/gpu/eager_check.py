@@ -100,10 +100,9 @@ def compare(spec, eager_out, anchors, report):
 def time_calls(call):
     """Event-timed calls, each after an L2 flush; returns the kept times in microseconds."""
     flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda")
-    calls, kept = CALLS, KEPT
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times = []
-    for _ in range(calls):
+    for _ in range(CALLS):
         flush.fill_(1)
         torch.cuda.synchronize()
         start.record()
@@ -111,7 +110,7 @@ def time_calls(call):
         end.record()
         torch.cuda.synchronize()
         times.append(start.elapsed_time(end) * 1000.0)
-    return times[-kept:]
+    return times[-KEPT:]
 
 
 def time_graph(call):
