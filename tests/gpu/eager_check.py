@@ -37,9 +37,8 @@ import sys
 import torch
 
 from draw_files import check_each_problem, load_float64, load_native, write_draw
+from eager_timing import FLUSH_BYTES, EagerTimer, follow_the_original_contract
 
-CALLS, KEPT = 30, 20          # timed calls; the last KEPT count (the method of the original's H200 figures)
-FLUSH_BYTES = 256 << 20
 RATIO_TOLERANCE = 0.10
 EPS = {"bf16": 2.0 ** -7, "fp16": 2.0 ** -10, "fp32": 2.0 ** -23, "fp64": 2.0 ** -52,
        "fp8_e4m3": 2.0 ** -3, "fp8_e5m2": 2.0 ** -2}
@@ -97,24 +96,8 @@ def compare(spec, eager_out, anchors, report):
     return passed
 
 
-def time_calls(call):
-    """Event-timed calls, each after an L2 flush; returns the kept times in microseconds."""
-    flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda")
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(CALLS):
-        flush.fill_(1)
-        torch.cuda.synchronize()
-        start.record()
-        call()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) * 1000.0)
-    return times[-KEPT:]
-
-
 def time_graph(call):
-    """The call captured once and replayed, timed like time_calls; None where it cannot be captured."""
+    """The call captured once and replayed, timed like the eager calls; None where it cannot be captured."""
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
@@ -129,7 +112,7 @@ def time_graph(call):
         print(f"  no CUDA graph: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
         torch.cuda.synchronize()
         return None
-    return statistics.median(time_calls(graph.replay))
+    return statistics.median(EagerTimer().calls(graph.replay))
 
 
 def time_eager(module, symbols, constants):
@@ -137,7 +120,7 @@ def time_eager(module, symbols, constants):
     call = lambda: module.eager(inputs, symbols, constants)  # noqa: E731
     call()  # a warm-up (allocator, cuBLAS handles)
     torch.cuda.synchronize()
-    times = time_calls(call)
+    times = EagerTimer().calls(call)
     graph_us = time_graph(call)
     del inputs
     return times, graph_us
@@ -230,11 +213,7 @@ def main():
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     if args.one:
-        # The original's contract: no TF32, no reduced-precision reductions.
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
-        torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
-        torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+        follow_the_original_contract()
         passed, row = check_problem(args, args.one)
         sys.stdout.flush()
         (args.work / f"{args.one.parent.name}.row.json").write_text(json.dumps({"passed": passed, "row": row}))
