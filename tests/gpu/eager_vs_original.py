@@ -25,6 +25,7 @@ usage: python3 eager_vs_original.py SUITE_DIR ORIGINAL_DIR [--problem ID[,ID...]
 Exit status 0 when every problem agrees (and times within 10%), 1 otherwise.
 """
 import argparse
+import contextlib
 import json
 import pathlib
 import statistics
@@ -156,8 +157,6 @@ def main():
     parser.add_argument("--cpu", action="store_true", help="compare inputs and outputs on the CPU; time nothing")
     args = parser.parse_args()
     follow_the_original_contract()
-    if args.cpu:
-        OnTheCpu().__enter__()  # for the whole run
 
     public = {p.parent.name for p in args.suite.glob("*/*/spec.json")
               if json.loads(p.read_text()).get("origin", {}).get("kind") == "public_reference"}
@@ -166,8 +165,9 @@ def main():
         print("no public problem with an eager.py to compare")
         return 1
     rows = []
-    results = check_each_problem(args.suite, "eager.py", only,
-                                 lambda spec_path: compare_problem(args.original, spec_path, rows, not args.cpu))
+    with OnTheCpu() if args.cpu else contextlib.nullcontext():
+        results = check_each_problem(args.suite, "eager.py", only,
+                                     lambda spec_path: compare_problem(args.original, spec_path, rows, not args.cpu))
     if rows:
         print("\n| # | problem | original's reference() us | eager.py us | ours/original |")
         print("|---|---|---|---|---|")
