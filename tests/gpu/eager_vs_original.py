@@ -1,9 +1,8 @@
 """Our eager.py beside the original benchmark's own reference(), on the same GPU in the same process.
 
 The original's speedups are against its eager reference() timed with its host work, and for a
-host-bound reference that time depends on the host as much as on the GPU: a figure taken on another
-machine (../shared/research/original-eager-h200.md) can differ by a third with no difference in the
-code. This script takes that out: for every public problem (spec.json's origin.kind is
+host-bound reference that time depends on the host as much as on the GPU: the original's own code on
+an H100 machine lay -50% to +70% from its figures taken on an H200 machine (docs/SUITE.md). This script takes that out: for every public problem (spec.json's origin.kind is
 `public_reference`) it loads the original's file from a checkout of the original benchmark, draws its
 inputs as the original does (`torch.manual_seed(0)`, then its make_inputs()), draws ours with our
 make_inputs(0, ...), and then
