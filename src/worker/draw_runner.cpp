@@ -17,7 +17,9 @@ constexpr size_t address_shift = 64 << 10;
 int slots_for(const gpu &g, const problem_instance &problem, std::array<const resolved_plan *, 3> plans) {
   size_t free_bytes = 0, total_bytes = 0;
   check_gpu(g.cu().cuMemGetInfo(&free_bytes, &total_bytes), "reading the free device memory");
-  return slots_that_fit(footprint_of(problem, plans), free_bytes, rotating_slots);
+  const workspace_footprint footprint = footprint_of(problem, plans);
+  require_room_for_the_problem(footprint, total_bytes);
+  return slots_that_fit(footprint, free_bytes, rotating_slots);
 }
 
 } // namespace

@@ -25,7 +25,19 @@ workspace_footprint footprint_of(const problem_instance &problem, std::array<con
   for (const resolved_plan *plan : plans)
     if (plan)
       for (const auto &s : plan->scratch) f.fixed += s.bytes;
+  if (plans[submission_role])
+    for (const auto &s : plans[submission_role]->scratch) f.submission_scratch += s.bytes;
   return f;
+}
+
+void require_room_for_the_problem(const workspace_footprint &f, uint64_t total_bytes) {
+  const uint64_t needed = f.fixed - f.submission_scratch + f.per_slot;
+  if (needed <= total_bytes) return;
+  constexpr double gib = double(uint64_t(1) << 30);
+  throw infrastructure_failure(fmt::format(
+      "this GPU cannot hold the problem: one draw (its inputs, the outputs, the anchor's and the baseline's "
+      "buffers) needs {:.1f} GiB, the GPU has {:.1f} GiB in all",
+      double(needed) / gib, double(total_bytes) / gib));
 }
 
 int slots_that_fit(const workspace_footprint &f, uint64_t free_bytes, int most) {

@@ -28,9 +28,15 @@ dtype anchor_type(const tensor_spec &t);
 struct workspace_footprint {
   uint64_t per_slot = 0; // the inputs and the submission's and baseline's outputs, one layout
   uint64_t fixed = 0;    // the anchor's outputs, every plan's scratch, in-place and sorting copies
+  uint64_t submission_scratch = 0; // the part of `fixed` that the submission's own plan asks for
 };
 workspace_footprint footprint_of(const problem_instance &problem, std::array<const resolved_plan *, 3> plans);
 int slots_that_fit(const workspace_footprint &f, uint64_t free_bytes, int most);
+
+// Refuses (REFUSED, not counted) an evaluation whose problem alone, one layout and no submission scratch,
+// needs more than the GPU's whole memory (`total_bytes`): no submission could be evaluated there, so it
+// is the GPU's limit, not the submission's OUT_OF_MEMORY. #34 needs about 84 GiB: it runs on an H200 only.
+void require_room_for_the_problem(const workspace_footprint &f, uint64_t total_bytes);
 
 class draw_workspace {
 public:

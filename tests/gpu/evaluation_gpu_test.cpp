@@ -77,6 +77,10 @@ TEST_F(EvaluationGpu, EverySolutionPassesAndBeatsTheBaselineWhereDeclared) {
         continue;
       }
       evaluation_report r = evaluate(p.id, testing::stored_solution_source(p, dsl_name), dsl_name);
+      if (r.verdict == MKB_VERDICT_REFUSED && r.detail.find("this GPU cannot hold the problem") != std::string::npos) {
+        std::printf("---- %s in %s: SKIPPED, %s\n", p.id.c_str(), dsl_name.c_str(), r.detail.c_str());
+        continue;
+      }
       EXPECT_EQ(r.verdict, MKB_VERDICT_PASSED) << p.id << " in " << dsl_name << ": " << r.message;
       std::printf("---- %s in %s: %s, %.2f us vs baseline %.2f us (%.2fx)\n", p.id.c_str(), dsl_name.c_str(),
                   verdict_name(r.verdict), r.time_us, r.baseline_us, r.speedup);
