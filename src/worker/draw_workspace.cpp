@@ -22,11 +22,12 @@ workspace_footprint footprint_of(const problem_instance &problem, std::array<con
       f.fixed += 2 * t.bytes();
     if (t.comparison == spec::Comparison::exact_sorted) f.fixed += 2 * t.bytes();
   }
-  for (const resolved_plan *plan : plans)
-    if (plan)
-      for (const auto &s : plan->scratch) f.fixed += s.bytes;
-  if (plans[submission_role])
-    for (const auto &s : plans[submission_role]->scratch) f.submission_scratch += s.bytes;
+  for (int role = 0; role < 3; ++role)
+    if (plans[role])
+      for (const auto &s : plans[role]->scratch) {
+        f.fixed += s.bytes;
+        if (role == submission_role) f.submission_scratch += s.bytes;
+      }
   return f;
 }
 
@@ -35,8 +36,9 @@ void require_room_for_the_problem(const workspace_footprint &f, uint64_t total_b
   if (needed <= total_bytes) return;
   constexpr double gib = double(uint64_t(1) << 30);
   throw infrastructure_failure(fmt::format(
-      "this GPU cannot hold the problem: one draw (its inputs, the outputs, the anchor's and the baseline's "
-      "buffers) needs {:.1f} GiB, the GPU has {:.1f} GiB in all",
+      "{}: one draw (its inputs, the outputs, the anchor's and the baseline's buffers) needs {:.1f} GiB, the "
+      "GPU has {:.1f} GiB in all",
+      gpu_too_small,
       double(needed) / gib, double(total_bytes) / gib));
 }
 

@@ -22,6 +22,10 @@ private:
   bool context_lost_;
 };
 
+// How the refusal of a problem larger than the GPU's whole memory begins (draw_workspace.hpp), so that
+// a caller can tell it from other infrastructure failures.
+inline constexpr const char *gpu_too_small = "this GPU cannot hold the problem";
+
 // An infrastructure failure: the harness could not do its part (REFUSED, not counted).
 inline evaluation_failure infrastructure_failure(const std::string &detail, bool context_lost = false) {
   return evaluation_failure(MKB_VERDICT_REFUSED, detail, context_lost);

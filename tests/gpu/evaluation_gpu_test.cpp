@@ -13,6 +13,7 @@
 #include "support/gpu_presence.hpp"
 #include "support/paths.hpp"
 #include "support/stored_solutions.hpp"
+#include "worker/failure.hpp"
 
 namespace mkb {
 namespace {
@@ -77,7 +78,7 @@ TEST_F(EvaluationGpu, EverySolutionPassesAndBeatsTheBaselineWhereDeclared) {
         continue;
       }
       evaluation_report r = evaluate(p.id, testing::stored_solution_source(p, dsl_name), dsl_name);
-      if (r.verdict == MKB_VERDICT_REFUSED && r.detail.find("this GPU cannot hold the problem") != std::string::npos) {
+      if (r.verdict == MKB_VERDICT_REFUSED && r.detail.find(worker::gpu_too_small) != std::string::npos) {
         std::printf("---- %s in %s: SKIPPED, %s\n", p.id.c_str(), dsl_name.c_str(), r.detail.c_str());
         continue;
       }
