@@ -18,22 +18,13 @@ import sys
 import torch
 
 from draw_files import check_each_problem, load_float64, write_draw
+from output_agreement import agrees, describe_disagreement, is_exact, largest_magnitude
 
 # The anchor and the reference compute the same float64 semantics in different orders: they must
 # agree to this fraction of the output's largest magnitude.
 TOLERANCE = 1e-9
 # The file beside spec.json that holds the PyTorch semantics (not reference.md, the agent's reading).
 CROSSCHECK = "torch_crosscheck.py"
-
-
-def describe_disagreement(got, anchor, allowed):
-    """Where the two differ: how many elements, and the worst with its index and both values (one
-    element off by one rounding step of an intermediate reads differently from a whole row off)."""
-    beyond = (got - anchor).abs() > allowed
-    worst = int((got - anchor).abs().flatten().nan_to_num(float("inf")).argmax())
-    index = tuple(int(i) for i in torch.unravel_index(torch.tensor(worst), anchor.shape))
-    print(f"    {int(beyond.sum())} of {anchor.numel()} elements beyond the tolerance; the worst at {index}: "
-          f"torch {float(got.flatten()[worst]):.9g}, anchor {float(anchor.flatten()[worst]):.9g}")
 
 
 def check_problem(mkb, suite, work, spec_path, seed):
@@ -57,23 +48,15 @@ def check_problem(mkb, suite, work, spec_path, seed):
             agree = False
             continue
         got, anchor = expected[name].to(anchors[name].device), anchors[name]
-        if tuple(got.shape) != tuple(anchor.shape):
-            print(f"  {name}: shape {tuple(got.shape)} vs the anchor's {tuple(anchor.shape)}")
-            agree = False
+        if is_exact(output["dtype"]):
+            agree &= agrees(name, got, anchor, None, "torch", "anchor")
             continue
-        if anchor.dtype == torch.int64:
-            mismatches = int((got.long() != anchor).sum())
-            print(f"  {name}: {'equal' if mismatches == 0 else f'{mismatches} elements DIFFER'}")
-            agree &= mismatches == 0
-            continue
-        magnitude = float(anchor.abs().max())
-        error = float((got.double() - anchor).abs().max())
-        relative = error / magnitude if magnitude > 0 else error
-        ok = relative <= TOLERANCE and bool(torch.isfinite(got).all())
-        print(f"  {name}: max |torch - anchor| = {error:.3e} ({relative:.2e} of max|anchor| = {magnitude:.4g})"
-              f"{'' if ok else '  DISAGREE'}")
-        if not ok:
-            describe_disagreement(got.double(), anchor, TOLERANCE * magnitude)
+        # Relative to the largest magnitude; an all-zero anchor is held to the tolerance itself.
+        magnitude = largest_magnitude(anchor)
+        allowance = TOLERANCE * (magnitude if magnitude > 0 else 1.0)
+        ok = agrees(name, got, anchor, allowance, "torch", "anchor", f", max|anchor| = {magnitude:.4g}")
+        if not ok and tuple(got.shape) == tuple(anchor.shape):
+            describe_disagreement(got, anchor, allowance, "torch", "anchor")
         agree &= ok
     shutil.rmtree(folder, ignore_errors=True)
     return agree

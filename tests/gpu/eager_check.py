@@ -38,10 +38,9 @@ import torch
 
 from draw_files import check_each_problem, load_float64, load_native, write_draw
 from eager_timing import FLUSH_BYTES, EagerTimer, follow_the_original_contract
+from output_agreement import EPS, agrees, is_exact, largest_magnitude
 
 RATIO_TOLERANCE = 0.10
-EPS = {"bf16": 2.0 ** -7, "fp16": 2.0 ** -10, "fp32": 2.0 ** -23, "fp64": 2.0 ** -52,
-       "fp8_e4m3": 2.0 ** -3, "fp8_e5m2": 2.0 ** -2}
 
 
 def load_module(path, name):
@@ -75,24 +74,14 @@ def compare(spec, eager_out, anchors, report):
     reference_error = {c["output"]: c["reference_error"] for c in report.get("checks", [])}
     passed = True
     for output in spec["outputs"]:
-        name = output["name"]
-        got, anchor = eager_out.get(name), anchors[name]
-        if got is None or tuple(got.shape) != tuple(anchor.shape):
-            print(f"  {name}: eager returned {None if got is None else tuple(got.shape)}, the anchor is {tuple(anchor.shape)}")
-            passed = False
+        name, anchor = output["name"], anchors[output["name"]]
+        if is_exact(output["dtype"]):
+            passed &= agrees(name, eager_out.get(name), anchor, None, "eager", "anchor")
             continue
-        if output["dtype"] not in EPS:
-            equal = torch.equal(got.long(), anchor)
-            print(f"  {name}: {'equal' if equal else 'DIFFERS'} (exact)")
-            passed &= equal
-            continue
-        magnitude = float(anchor.abs().max())
-        error = float((got.double() - anchor).abs().max())
-        allowance = 3 * max(reference_error.get(name, 0.0), EPS[output["dtype"]] * magnitude)
-        ok = bool(torch.isfinite(got).all()) and error <= allowance
-        print(f"  {name}: max|eager - anchor| = {error:.3e}, allowance {allowance:.3e} "
-              f"(baseline's error {reference_error.get(name, float('nan')):.3e}){'' if ok else '  FAILS'}")
-        passed &= ok
+        error = reference_error.get(name, 0.0)
+        allowance = 3 * max(error, EPS[output["dtype"]] * largest_magnitude(anchor))
+        passed &= agrees(name, eager_out.get(name), anchor, allowance, "eager", "anchor",
+                         f", the baseline's error {reference_error.get(name, float('nan')):.3e}")
     return passed
 
 

@@ -34,8 +34,9 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from draw_files import check_each_problem
-from eager_check import EPS, load_module
+from eager_check import load_module
 from eager_timing import EagerTimer, follow_the_original_contract
+from output_agreement import EPS, agrees, is_exact, largest_magnitude
 
 TIME_TOLERANCE = 0.10
 
@@ -90,23 +91,9 @@ def compare_outputs(spec, ours, theirs):
     """Whether our outputs agree with the original's; prints one line per output."""
     agreed = True
     for output, original in zip(spec["outputs"], as_tuple(theirs)):
-        name, got = output["name"], ours[output["name"]]
-        if tuple(got.shape) != tuple(original.shape):
-            print(f"  {name}: ours {tuple(got.shape)}, the original's {tuple(original.shape)}  DIFFERS")
-            agreed = False
-            continue
-        if output["dtype"] not in EPS:
-            equal = torch.equal(got.long(), original.long())
-            print(f"  {name}: {'equal' if equal else 'DIFFERS'} (exact)")
-            agreed &= equal
-            continue
-        magnitude = float(original.double().abs().max())
-        error = float((got.double() - original.double()).abs().max())
-        allowed = 3 * EPS[output["dtype"]] * magnitude
-        ok = error <= allowed
-        print(f"  {name}: max|ours - original| = {error:.3e} ({'identical' if error == 0 else f'allowed {allowed:.3e}'})"
-              f"{'' if ok else '  DIFFERS'}")
-        agreed &= ok
+        dtype = output["dtype"]
+        allowance = None if is_exact(dtype) else 3 * EPS[dtype] * largest_magnitude(original)
+        agreed &= agrees(output["name"], ours[output["name"]], original, allowance, "ours", "original")
     return agreed
 
 
