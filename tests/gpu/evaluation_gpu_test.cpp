@@ -1,7 +1,10 @@
-// The whole evaluation on a real GPU through the real worker: the suite's solutions pass (and beat
-// their baselines unless declared slower), and every hostile submission in gpu/hostile gets its
-// verdict while the host process survives and the next evaluation works.
+// The whole evaluation on a real GPU through the real worker: each of the suite's stored solutions
+// passes (and beats its baseline unless declared slower), and every hostile submission in gpu/hostile
+// gets its verdict while the host process survives and the next evaluation works.
 #include <gtest/gtest.h>
+
+#include <cctype>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -69,29 +72,50 @@ evaluator *EvaluationGpu::evaluator_ = nullptr;
 constexpr const char *rmsnorm = "fused_add_rmsnorm_h4096_llama31_8b_bf16";
 constexpr const char *routing = "topk_softmax_routing_mixtral_8x7b_bf16";
 
-TEST_F(EvaluationGpu, EverySolutionPassesAndBeatsTheBaselineWhereDeclared) {
-  for (const problem &p : problems_->problems()) {
-    ASSERT_NE(p.solution_for("cuda"), nullptr) << p.id;
-    for (const auto &[dsl_name, file, beats_baseline] : p.solutions) {
-      if (std::string why = unusable(dsl_name); !why.empty()) {
-        std::printf("---- %s in %s: SKIPPED, %s\n", p.id.c_str(), dsl_name.c_str(), why.c_str());
-        continue;
-      }
-      evaluation_report r = evaluate(p.id, testing::stored_solution_source(p, dsl_name), dsl_name);
-      if (r.verdict == MKB_VERDICT_REFUSED && r.detail.find(worker::gpu_too_small) != std::string::npos) {
-        std::printf("---- %s in %s: SKIPPED, %s\n", p.id.c_str(), dsl_name.c_str(), r.detail.c_str());
-        continue;
-      }
-      EXPECT_EQ(r.verdict, MKB_VERDICT_PASSED) << p.id << " in " << dsl_name << ": " << r.message;
-      std::printf("---- %s in %s: %s, %.2f us vs baseline %.2f us (%.2fx)\n", p.id.c_str(), dsl_name.c_str(),
-                  verdict_name(r.verdict), r.time_us, r.baseline_us, r.speedup);
-      if (beats_baseline) EXPECT_GT(r.speedup, 1.0) << p.id << " in " << dsl_name;
-      EXPECT_EQ(r.result.submission_time.samples >= 50, true);
-      EXPECT_EQ(r.result.reverified.size(), 3u);
-      for (const output_check &c : r.result.checks) EXPECT_TRUE(c.passed) << p.id << " " << c.name;
-    }
-  }
+// One test per stored solution of the built-in suite, so that a run can be cut into calls, or narrowed
+// to one problem, with --gtest_filter (a single large problem takes minutes).
+struct stored_case {
+  std::string problem_id;
+  stored_solution solution;
+};
+
+void PrintTo(const stored_case &c, std::ostream *out) { *out << c.problem_id << " in " << c.solution.dsl; }
+
+std::vector<stored_case> stored_cases() {
+  std::vector<stored_case> cases;
+  const suite built_in = suite::load(std::nullopt);
+  for (const problem &p : built_in.problems())
+    for (const stored_solution &s : p.solutions) cases.push_back({p.id, s});
+  return cases;
 }
+
+std::string stored_case_name(const ::testing::TestParamInfo<stored_case> &info) {
+  std::string name = info.param.problem_id + "_" + info.param.solution.dsl;
+  for (char &c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+class StoredSolutionGpu : public EvaluationGpu, public ::testing::WithParamInterface<stored_case> {};
+
+TEST_P(StoredSolutionGpu, PassesAndBeatsTheBaselineWhereDeclared) {
+  const auto &[problem_id, solution] = GetParam();
+  if (std::string why = unusable(solution.dsl); !why.empty()) GTEST_SKIP() << why;
+  const problem *p = problems_->find(problem_id);
+  ASSERT_NE(p, nullptr) << problem_id;
+  evaluation_report r = evaluate(problem_id, testing::stored_solution_source(*p, solution.dsl), solution.dsl);
+  if (r.verdict == MKB_VERDICT_REFUSED && r.detail.find(worker::gpu_too_small) != std::string::npos)
+    GTEST_SKIP() << r.detail;
+  ASSERT_EQ(r.verdict, MKB_VERDICT_PASSED) << r.message;
+  std::printf("---- %s in %s: %.2f us vs baseline %.2f us (%.2fx)\n", problem_id.c_str(), solution.dsl.c_str(),
+              r.time_us, r.baseline_us, r.speedup);
+  if (solution.beats_baseline) EXPECT_GT(r.speedup, 1.0);
+  EXPECT_GE(r.result.submission_time.samples, 50);
+  EXPECT_EQ(r.result.reverified.size(), 3u);
+  for (const output_check &c : r.result.checks) EXPECT_TRUE(c.passed) << c.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(BuiltInSuite, StoredSolutionGpu, ::testing::ValuesIn(stored_cases()), stored_case_name);
 
 struct hostile_case {
   const char *file;
